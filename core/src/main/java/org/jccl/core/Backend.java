@@ -1,0 +1,279 @@
+package org.jccl.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.JcclException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.Features;
+import org.jccl.core.spi.MemoryKind;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A loaded backend (NCCL, RCCL or host): its devices, memory, streams and events, and communicator creation.
+ * Obtained from {@link Jccl#backend()}; one instance per kind per process.
+ *
+ * <p>Communicator creation returns a future and never blocks the caller: blocking creation runs on the new
+ * communicator's launch thread; non-blocking creation ({@code CommConfig.builder().blocking(false)}) is polled
+ * to completion by the event thread.
+ */
+public final class Backend {
+    private static final Logger LOG = LoggerFactory.getLogger(Backend.class);
+
+    private final Driver driver;
+    private final Engine engine;
+
+    Backend(Driver driver) {
+        this.driver = driver;
+        this.engine = new Engine(driver);
+    }
+
+    public BackendKind kind() {
+        return driver.kind();
+    }
+
+    /** The loaded libraries and versions, e.g. {@code NCCL 2.28.9 (libnccl.so.2), CUDA runtime 13.0}. */
+    public String describe() {
+        return driver.describe();
+    }
+
+    /** The collective library's version as {@code NCCL_VERSION_CODE} (22809 for 2.28.9). */
+    public int version() {
+        return driver.version();
+    }
+
+    /** Which optional library functions are present. */
+    public Features features() {
+        return driver.features();
+    }
+
+    public int deviceCount() {
+        return driver.deviceCount();
+    }
+
+    public DeviceInfo deviceInfo(int device) {
+        checkDevice(device);
+        return driver.deviceInfo(device);
+    }
+
+    // ---- memory, streams, events
+
+    /** Device memory ({@code cudaMalloc}); on the host backend, aligned off-heap memory ({@code device} is ignored). */
+    public Buffer allocate(int device, long bytes) {
+        return allocate(device, bytes, MemoryKind.DEVICE);
+    }
+
+    /** Page-locked host memory, for asynchronous copies. */
+    public Buffer allocatePinned(long bytes) {
+        return allocate(DriverConstants.HOST_DEVICE, bytes, MemoryKind.PINNED_HOST);
+    }
+
+    /** Memory from {@code ncclMemAlloc}, as windows and registration prefer. */
+    public Buffer allocateForCommunication(int device, long bytes) {
+        if (kind() != BackendKind.HOST) driver.features().require("ncclMemAlloc");
+        return allocate(device, bytes, MemoryKind.COMMUNICATION);
+    }
+
+    private Buffer allocate(int device, long bytes, MemoryKind memoryKind) {
+        if (bytes <= 0) throw new InvalidArgumentException("allocation size must be positive, not " + bytes);
+        if (memoryKind != MemoryKind.PINNED_HOST) checkDevice(device);
+        return new Buffer(driver, driver.allocate(device, bytes, memoryKind));
+    }
+
+    public Stream createStream(int device) {
+        checkDevice(device);
+        return new Stream(this, driver.createStream(device));
+    }
+
+    /** Wraps another library's stream ({@code cudaStream_t}); closing the wrapper leaves the stream alone. */
+    public Stream wrapStream(int device, long handle) {
+        checkDevice(device);
+        return new Stream(this, driver.wrapStream(device, handle));
+    }
+
+    public Event createEvent(int device, boolean timing) {
+        checkDevice(device);
+        return new Event(driver.createEvent(device, timing));
+    }
+
+    // ---- communicators
+
+    /** {@code ncclGetUniqueId}: made by one rank and given to all before {@link #initRank}. */
+    public UniqueId newUniqueId() {
+        return UniqueId.fromBytes(driver.newUniqueId());
+    }
+
+    /** {@code ncclCommInitRankConfig}. The future completes when the communicator is ready on this rank. */
+    public CompletableFuture<Communicator> initRank(UniqueId id, int nranks, int rank, int device, CommConfig config,
+                                                    CommOptions options) {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(options, "options");
+        checkRanks(nranks, rank);
+        checkDevice(device);
+        byte[] bytes = id.toBytes();
+        return create(idLabel(id), device, rank, config, options, () -> driver.initRank(nranks, bytes, rank, device, config));
+    }
+
+    /** {@link #initRank} with the default configuration and options. */
+    public CompletableFuture<Communicator> initRank(UniqueId id, int nranks, int rank, int device) {
+        return initRank(id, nranks, rank, device, CommConfig.DEFAULT, CommOptions.defaults());
+    }
+
+    /** {@code ncclCommInitRankScalable}: several unique ids spread the bootstrap of large jobs. */
+    public CompletableFuture<Communicator> initRankScalable(List<UniqueId> ids, int nranks, int rank, int device,
+                                                            CommConfig config, CommOptions options) {
+        Objects.requireNonNull(ids, "ids");
+        if (ids.isEmpty()) throw new InvalidArgumentException("initRankScalable needs at least one unique id");
+        checkRanks(nranks, rank);
+        checkDevice(device);
+        if (kind() != BackendKind.HOST) driver.features().require("ncclCommInitRankScalable");
+        List<byte[]> bytes = new ArrayList<>();
+        for (UniqueId id : ids) bytes.add(Objects.requireNonNull(id, "id").toBytes());
+        return create(idLabel(ids.get(0)), device, rank, config, options,
+                () -> driver.initRankScalable(nranks, rank, bytes, device, config));
+    }
+
+    /**
+     * {@code ncclCommInitAll}: one communicator per device, all in this process (rank {@code i} on
+     * {@code devices[i]}). On the host backend, pass any devices: one rank is made per entry.
+     */
+    public CompletableFuture<List<Communicator>> initAll(int[] devices, CommOptions options) {
+        Objects.requireNonNull(devices, "devices");
+        Objects.requireNonNull(options, "options");
+        if (devices.length == 0) throw new InvalidArgumentException("initAll needs at least one device");
+        int[] devs = devices.clone();
+        if (kind() != BackendKind.HOST) for (int d : devs) checkDevice(d);
+        CompletableFuture<List<Communicator>> result = new CompletableFuture<>();
+        Thread creator = new Thread(() -> {
+            try {
+                List<DriverComm> comms = driver.initAll(devs);
+                String id = Integer.toHexString(System.identityHashCode(comms) & 0xffff);
+                List<Communicator> out = new ArrayList<>();
+                for (DriverComm dc : comms) out.add(new Communicator(this, dc, id, options, launchQueue(id, dc.rank(), dc.device())));
+                result.complete(List.copyOf(out));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        }, "jccl-init-all");
+        creator.setDaemon(true);
+        creator.start();
+        return result;
+    }
+
+    /** {@code initAll} over devices 0..n-1 (n host ranks on the host backend), default options. */
+    public CompletableFuture<List<Communicator>> initAll(int n) {
+        if (n <= 0) throw new InvalidArgumentException("initAll needs at least one rank, not " + n);
+        int[] devices = new int[n];
+        for (int i = 0; i < n; i++) devices[i] = kind() == BackendKind.HOST ? DriverConstants.HOST_DEVICE : i;
+        return initAll(devices, CommOptions.defaults());
+    }
+
+    // ---- engine side
+
+    Driver driver() {
+        return driver;
+    }
+
+    Engine engine() {
+        return engine;
+    }
+
+    /** The event thread of this process, e.g. for measuring its CPU time. */
+    public Thread eventThread() {
+        return engine.loop().thread();
+    }
+
+    /** How many works the event thread has seen complete since the process started. */
+    public long completedWorkCount() {
+        return engine.loop().completedCount();
+    }
+
+    private interface Creation {
+        DriverComm create();
+    }
+
+    private CompletableFuture<Communicator> create(String id, int device, int rank, CommConfig config,
+                                                   CommOptions options, Creation creation) {
+        LaunchQueue queue = launchQueue(id, rank, device);
+        CompletableFuture<Communicator> result = new CompletableFuture<>();
+        queue.submit(() -> {
+            try {
+                DriverComm dc = creation.create();
+                whenReady(dc, id, config, options, queue, result);
+            } catch (Throwable t) {
+                queue.stop();
+                result.completeExceptionally(t);
+            }
+        });
+        return result;
+    }
+
+    /** A communicator made by split or shrink of another. */
+    CompletableFuture<Communicator> adopt(DriverComm dc, String id, CommConfig config, CommOptions options) {
+        CompletableFuture<Communicator> result = new CompletableFuture<>();
+        LaunchQueue queue = launchQueue(id, dc.rank(), dc.device());
+        whenReady(dc, id, config, options, queue, result);
+        return result;
+    }
+
+    /** Completes {@code result} now (blocking creation) or when the event thread sees creation finish. */
+    private void whenReady(DriverComm dc, String id, CommConfig config, CommOptions options, LaunchQueue queue,
+                           CompletableFuture<Communicator> result) {
+        if (config.isBlocking() || dc.asyncError() == Errors.SUCCESS) {
+            result.complete(new Communicator(this, dc, id, options, queue));
+            return;
+        }
+        engine.loop().watch(() -> {
+            int code = dc.asyncError();
+            if (code == Errors.IN_PROGRESS) return false;
+            if (code == Errors.SUCCESS) {
+                try {
+                    result.complete(new Communicator(this, dc, id, options, queue));
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            } else {
+                JcclException e = Errors.fromResult("non-blocking communicator creation", code,
+                        driver.resultString(code), dc.lastError(), null);
+                LOG.error("[comm={} rank={}] creation failed: {}", id, dc.rank(), e.getMessage());
+                queue.submit(dc::abort);
+                queue.stop();
+                result.completeExceptionally(e);
+            }
+            return true;
+        });
+    }
+
+    private LaunchQueue launchQueue(String id, int rank, int device) {
+        return new LaunchQueue("jccl-launch-" + id + "-r" + rank, () -> driver.setDevice(device));
+    }
+
+    private static String idLabel(UniqueId id) {
+        return String.format("%04x", id.hashCode() & 0xffff);
+    }
+
+    private void checkRanks(int nranks, int rank) {
+        if (nranks <= 0) throw new InvalidArgumentException("nranks must be positive, not " + nranks);
+        if (rank < 0 || rank >= nranks) throw new InvalidArgumentException("rank " + rank + " is outside 0.." + (nranks - 1));
+    }
+
+    private void checkDevice(int device) {
+        if (kind() == BackendKind.HOST) return;
+        int n = driver.deviceCount();
+        if (device < 0 || device >= n) {
+            throw new InvalidArgumentException("device " + device + " does not exist: " + n + " device(s) present");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Backend[" + describe() + "]";
+    }
+}

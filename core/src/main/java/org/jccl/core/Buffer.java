@@ -1,0 +1,127 @@
+package org.jccl.core;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.MemoryKind;
+
+/**
+ * Memory that operations read and write: device memory on GPU backends, aligned off-heap memory on the host
+ * backend. A buffer made by {@link Backend#allocate} owns its memory; {@link #slice} makes views that share it.
+ *
+ * <p>Lifetime: each pending {@link Work} keeps the memory alive, so {@link #close()} with work in flight only
+ * marks the buffer closed (new operations are rejected) and the memory is freed when that work completes.
+ */
+public final class Buffer implements AutoCloseable {
+    private final Driver driver;
+    private final MemoryBlock block;
+    private final long offset;
+    private final long byteSize;
+    private final AtomicBoolean closed;
+    private final boolean owner;
+
+    Buffer(Driver driver, MemoryBlock block) {
+        this(driver, block, 0, block.size(), new AtomicBoolean(), true);
+    }
+
+    private Buffer(Driver driver, MemoryBlock block, long offset, long byteSize, AtomicBoolean closed, boolean owner) {
+        this.driver = driver;
+        this.block = block;
+        this.offset = offset;
+        this.byteSize = byteSize;
+        this.closed = closed;
+        this.owner = owner;
+    }
+
+    /** A view of {@code byteSize} bytes starting {@code offset} bytes into this buffer; closed with its owner. */
+    public Buffer slice(long offset, long byteSize) {
+        checkOpen();
+        if (offset < 0 || byteSize < 0 || offset > this.byteSize - byteSize) {
+            throw new InvalidArgumentException("slice [" + offset + ", +" + byteSize + ") is outside a buffer of "
+                    + this.byteSize + " bytes");
+        }
+        return new Buffer(driver, block, this.offset + offset, byteSize, closed, false);
+    }
+
+    /** The address passed to the library (a device pointer on GPU backends). */
+    public long address() {
+        return block.address() + offset;
+    }
+
+    public long byteSize() {
+        return byteSize;
+    }
+
+    /** The number of whole elements of {@code type} that fit. */
+    public long capacity(DataType type) {
+        return byteSize / type.size();
+    }
+
+    /** The device the memory is on; -1 for host memory. */
+    public int device() {
+        return block.device();
+    }
+
+    public MemoryKind kind() {
+        return block.kind();
+    }
+
+    /** This view's offset into the allocation. */
+    public long offset() {
+        return offset;
+    }
+
+    /** Copies {@code src}'s remaining bytes into this buffer at {@code at}; synchronous. */
+    public void write(long at, ByteBuffer src) {
+        Objects.requireNonNull(src, "src");
+        checkRange(at, src.remaining());
+        driver.write(block, offset + at, src);
+    }
+
+    /** Fills {@code dst}'s remaining bytes from this buffer at {@code at}; synchronous. */
+    public void read(long at, ByteBuffer dst) {
+        Objects.requireNonNull(dst, "dst");
+        checkRange(at, dst.remaining());
+        driver.read(block, offset + at, dst);
+    }
+
+    /** Whether this buffer (or the buffer it is a view of) was closed. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Closes the owning buffer: later operations on it or its views are rejected; the memory is freed once no
+     * pending work uses it. Closing a view only does nothing. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (owner && closed.compareAndSet(false, true)) block.release();
+    }
+
+    /** The backend's memory block; for backends and the engine, not for applications. */
+    public MemoryBlock memoryBlock() {
+        return block;
+    }
+
+    void checkOpen() {
+        if (closed.get()) throw new InvalidUsageException("buffer " + this + " is closed");
+    }
+
+    private void checkRange(long at, long bytes) {
+        checkOpen();
+        if (at < 0 || bytes < 0 || at > byteSize - bytes) {
+            throw new InvalidArgumentException("range [" + at + ", +" + bytes + ") is outside a buffer of " + byteSize + " bytes");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Buffer[" + byteSize + " bytes, device " + block.device() + ", " + block.kind().name().toLowerCase()
+                + (offset == 0 ? "" : ", offset " + offset) + "]";
+    }
+}

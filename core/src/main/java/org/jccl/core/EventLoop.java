@@ -1,0 +1,264 @@
+package org.jccl.core;
+
+import java.util.ArrayList;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.GpuRuntimeException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.EventThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one event thread of the process. Streams complete in order, so for each stream with pending work it polls
+ * only the oldest event, and all heads of one backend in one native crossing per round. It also polls
+ * non-blocking creations, and every millisecond the async errors of communicators with pending work and the
+ * deadlines of the oldest works. With nothing pending it parks until new work wakes it: an idle process spends no
+ * CPU here.
+ *
+ * <p>Works complete on this thread, so callbacks run here unless the user moves them: they must never block.
+ */
+final class EventLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
+    private static final long CHECK_INTERVAL_NANOS = 1_000_000;
+    private static volatile EventLoop instance;
+
+    private final ConcurrentLinkedQueue<Stream> activations = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Watch> newWatches = new ConcurrentLinkedQueue<>();
+    private final Set<Communicator> communicators = ConcurrentHashMap.newKeySet();
+    private final ArrayList<Stream> active = new ArrayList<>();
+    private final ArrayList<Watch> watches = new ArrayList<>();
+    private final AtomicLong completed = new AtomicLong();
+    private Stream[] batchStreams = new Stream[16];
+    private DriverEvent[] batchEvents = new DriverEvent[16];
+    private int[] batchStatus = new int[16];
+    private boolean[] batched = new boolean[16];
+    private volatile boolean parked;
+    private final Thread thread;
+
+    /** Something polled each round until it says it is finished, e.g. a non-blocking communicator creation. */
+    interface Watch {
+        /** Polls once; returns true when finished (and no longer needs polling). Must not block. */
+        boolean poll();
+    }
+
+    private EventLoop() {
+        EventThreadFactory factory = ServiceLoader.load(EventThreadFactory.class).findFirst().orElse(null);
+        thread = factory != null ? factory.newThread(this, "jccl-event") : new Thread(this, "jccl-event");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    static EventLoop get() {
+        EventLoop loop = instance;
+        if (loop == null) {
+            synchronized (EventLoop.class) {
+                loop = instance;
+                if (loop == null) instance = loop = new EventLoop();
+            }
+        }
+        return loop;
+    }
+
+    /** The event thread, e.g. to measure its CPU time. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** How many works the thread has seen complete since start. */
+    long completedCount() {
+        return completed.get();
+    }
+
+    /** Called after a work's event was recorded on {@code stream} and the work queued there. */
+    void activate(Stream stream) {
+        if (!stream.active.get() && stream.active.compareAndSet(false, true)) {
+            activations.offer(stream);
+            wake();
+        }
+    }
+
+    void watch(Watch w) {
+        newWatches.offer(w);
+        wake();
+    }
+
+    void register(Communicator c) {
+        communicators.add(c);
+    }
+
+    void unregister(Communicator c) {
+        communicators.remove(c);
+    }
+
+    void wake() {
+        if (parked) LockSupport.unpark(thread);
+    }
+
+    @Override
+    public void run() {
+        long lastProgress = System.nanoTime();
+        long lastCheck = lastProgress;
+        while (true) {
+            try {
+                drainIncoming();
+                boolean progress = pollStreams() | pollWatches();
+                long now = System.nanoTime();
+                if (now - lastCheck >= CHECK_INTERVAL_NANOS) {
+                    checkCommunicators(now);
+                    lastCheck = now;
+                }
+                if (progress) {
+                    lastProgress = now;
+                } else if (active.isEmpty() && watches.isEmpty()) {
+                    parkUntilWoken();
+                    lastProgress = System.nanoTime();
+                } else if (now - lastProgress < Backoff.YIELD_NANOS) {
+                    Backoff.pause(now - lastProgress);
+                } else {
+                    parked = true; // set before the re-check: an activation either is seen here or unparks us
+                    if (activations.isEmpty() && newWatches.isEmpty()) Backoff.pause(now - lastProgress);
+                    parked = false;
+                }
+            } catch (Throwable t) {
+                LOG.error("jccl event thread: unexpected failure; continuing", t);
+            }
+        }
+    }
+
+    private void parkUntilWoken() {
+        parked = true;
+        if (activations.isEmpty() && newWatches.isEmpty()) LockSupport.park(this);
+        parked = false;
+    }
+
+    private void drainIncoming() {
+        Stream s;
+        while ((s = activations.poll()) != null) active.add(s);
+        Watch w;
+        while ((w = newWatches.poll()) != null) watches.add(w);
+    }
+
+    /** One round: the head of every active stream, one poll per backend. True if any work completed. */
+    private boolean pollStreams() {
+        boolean progress = false;
+        int size = active.size();
+        ensureCapacity(size);
+        java.util.Arrays.fill(batched, 0, size, false);
+        int remaining = size;
+        // Almost always one backend; the loop handles several by batching each backend's streams in turn.
+        while (remaining > 0) {
+            Driver driver = null;
+            int n = 0;
+            for (int i = 0; i < size; i++) {
+                if (batched[i]) continue;
+                Stream s = active.get(i);
+                Driver d = s.backend().driver();
+                if (driver == null) driver = d;
+                if (d != driver) continue;
+                Work head = s.pending.peek();
+                batched[i] = true;
+                remaining--;
+                if (head == null) continue;
+                batchStreams[n] = s;
+                batchEvents[n] = head.event();
+                n++;
+            }
+            if (n > 0) {
+                driver.pollEvents(batchEvents, n, batchStatus);
+                for (int i = 0; i < n; i++) {
+                    int status = batchStatus[i];
+                    if (status != DriverConstants.EVENT_PENDING) {
+                        Stream s = batchStreams[i];
+                        Work w = s.pending.poll();
+                        if (w != null) finish(w, status, driver);
+                        progress = true;
+                    }
+                    batchStreams[i] = null;
+                    batchEvents[i] = null;
+                }
+            }
+        }
+        // Drop streams whose queues are empty; a producer that raced us re-activates (see activate()).
+        for (int i = active.size() - 1; i >= 0; i--) {
+            Stream s = active.get(i);
+            if (s.pending.isEmpty()) {
+                s.active.set(false);
+                if (s.pending.isEmpty() || !s.active.compareAndSet(false, true)) removeAt(i);
+            }
+        }
+        return progress;
+    }
+
+    private void removeAt(int i) {
+        int last = active.size() - 1;
+        active.set(i, active.get(last));
+        active.remove(last);
+    }
+
+    private void ensureCapacity(int n) {
+        if (batchEvents.length < n) {
+            int size = Integer.highestOneBit(n) * 2;
+            batchStreams = new Stream[size];
+            batchEvents = new DriverEvent[size];
+            batchStatus = new int[size];
+            batched = new boolean[size];
+        }
+    }
+
+    private void finish(Work w, int status, Driver driver) {
+        Stream stream = w.stream();
+        DriverEvent event = w.event();
+        w.releaseMemory();
+        if (stream != null && event != null) stream.backend().engine().recycle(event);
+        completed.incrementAndGet();
+        if (status == DriverConstants.EVENT_DONE) {
+            w.succeed();
+        } else {
+            GpuRuntimeException e = Errors.fromRuntime("waiting for " + w.describe(), status, driver.runtimeErrorString(status));
+            w.fail(e);
+        }
+        for (Communicator c : w.participants()) c.finished(w);
+    }
+
+    private boolean pollWatches() {
+        boolean progress = false;
+        for (int i = watches.size() - 1; i >= 0; i--) {
+            boolean finished;
+            try {
+                finished = watches.get(i).poll();
+            } catch (RuntimeException e) {
+                LOG.error("jccl event thread: a watch failed", e);
+                finished = true;
+            }
+            if (finished) {
+                int last = watches.size() - 1;
+                watches.set(i, watches.get(last));
+                watches.remove(last);
+                progress = true;
+            }
+        }
+        return progress;
+    }
+
+    /** Async errors of communicators with pending work, and deadlines of the oldest work of each stream. */
+    private void checkCommunicators(long now) {
+        for (Communicator c : communicators) {
+            if (c.hasPendingWork()) c.checkAsyncError();
+        }
+        for (int i = 0; i < active.size(); i++) {
+            Work head = active.get(i).pending.peek();
+            if (head != null && now - head.deadlineNanos() > 0 && head.markTimeoutReported()) {
+                Communicator c = head.communicator();
+                if (c != null) c.timedOut(head);
+            }
+        }
+    }
+}

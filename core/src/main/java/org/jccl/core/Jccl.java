@@ -1,0 +1,90 @@
+package org.jccl.core;
+
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.jccl.core.config.JcclSettings;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.LibraryUnavailableException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The entry point: the process's backends.
+ *
+ * <p>{@link #backend()} follows {@code jccl.backend} ({@code JCCL_BACKEND}): {@code nccl}, {@code rccl},
+ * {@code host}, or {@code auto} (the default): NCCL if its libraries load and a CUDA device is present, else RCCL
+ * likewise, else the host backend. The choice and its reason are logged once.
+ */
+public final class Jccl {
+    private static final Logger LOG = LoggerFactory.getLogger(Jccl.class);
+    private static final Map<BackendKind, Backend> OPEN = new EnumMap<>(BackendKind.class);
+    private static Backend chosen;
+
+    private Jccl() {
+    }
+
+    /** The configured backend, or the automatic choice. */
+    public static synchronized Backend backend() {
+        if (chosen != null) return chosen;
+        String configured = JcclSettings.BACKEND.value().toLowerCase(Locale.ROOT);
+        if (!configured.equals("auto")) {
+            BackendKind kind = parse(configured);
+            chosen = backend(kind);
+            JcclSettings.logOnce("backend " + kind.id() + " (configured by " + JcclSettings.BACKEND + "): " + chosen.describe());
+            return chosen;
+        }
+        StringBuilder reasons = new StringBuilder();
+        for (BackendKind gpu : new BackendKind[] {BackendKind.NCCL, BackendKind.RCCL}) {
+            try {
+                Backend b = backend(gpu);
+                if (b.deviceCount() > 0) {
+                    chosen = b;
+                    JcclSettings.logOnce("backend " + gpu.id() + " (auto: libraries loaded, " + b.deviceCount()
+                            + " device(s)): " + b.describe());
+                    return chosen;
+                }
+                reasons.append(gpu.id()).append(": libraries loaded but no device; ");
+            } catch (LibraryUnavailableException e) {
+                reasons.append(gpu.id()).append(": ").append(e.getMessage()).append("; ");
+            }
+        }
+        chosen = backend(BackendKind.HOST);
+        JcclSettings.logOnce("backend host (auto: no GPU backend usable — " + reasons.toString().trim() + ")");
+        return chosen;
+    }
+
+    /** The backend of {@code kind}, loading it on first use. */
+    public static synchronized Backend backend(BackendKind kind) {
+        Backend b = OPEN.get(kind);
+        if (b != null) return b;
+        for (DriverProvider p : ServiceLoader.load(DriverProvider.class)) {
+            if (p.kind() == kind) {
+                Driver driver = p.open();
+                b = new Backend(driver);
+                OPEN.put(kind, b);
+                LOG.debug("jccl: opened {}", driver.describe());
+                return b;
+            }
+        }
+        throw new LibraryUnavailableException("no driver for backend " + kind.id() + " on the class path");
+    }
+
+    /** Whether {@code kind} can be loaded here, without failing. */
+    public static boolean isAvailable(BackendKind kind) {
+        try {
+            backend(kind);
+            return true;
+        } catch (LibraryUnavailableException e) {
+            return false;
+        }
+    }
+
+    private static BackendKind parse(String id) {
+        for (BackendKind k : BackendKind.values()) if (k.id().equals(id)) return k;
+        throw new InvalidArgumentException(JcclSettings.BACKEND + " must be auto, nccl, rccl or host, not " + id);
+    }
+}

@@ -1,0 +1,129 @@
+package org.jccl.core.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.TimeoutPolicy;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every configuration key of jccl, in one place: a system property and the environment variable that stands in
+ * for it (the property wins). NCCL's own {@code NCCL_*} variables are not read here; they pass through to the
+ * library untouched. The effective values are logged once, at the first backend's start.
+ */
+public final class JcclSettings {
+    private static final Logger LOG = LoggerFactory.getLogger(JcclSettings.class);
+    private static final AtomicBoolean LOGGED = new AtomicBoolean();
+
+    /** {@code auto} (GPU if loadable and a device is present, else host), {@code nccl}, {@code rccl}, {@code host}. */
+    public static final Setting BACKEND = new Setting("jccl.backend", "JCCL_BACKEND", "auto");
+    /** The NCCL library to load: a file path or a name for {@code dlopen}. */
+    public static final Setting NCCL_LIBRARY = new Setting("jccl.nccl.library", "JCCL_NCCL_LIBRARY", "libnccl.so.2");
+    /** The CUDA runtime to load; by default {@code libcudart.so.13}, then {@code .12}. */
+    public static final Setting CUDA_RUNTIME = new Setting("jccl.cuda.runtime", "JCCL_CUDA_RUNTIME", "libcudart.so.13:libcudart.so.12");
+    /** The RCCL library to load. */
+    public static final Setting RCCL_LIBRARY = new Setting("jccl.rccl.library", "JCCL_RCCL_LIBRARY", "librccl.so:librccl.so.1");
+    /** The HIP runtime to load. */
+    public static final Setting HIP_RUNTIME = new Setting("jccl.hip.runtime", "JCCL_HIP_RUNTIME", "libamdhip64.so:libamdhip64.so.6");
+    /** Default work timeout ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
+    public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
+    /** {@code abort_communicator} or {@code report}. */
+    public static final Setting TIMEOUT_POLICY = new Setting("jccl.timeoutPolicy", "JCCL_TIMEOUT_POLICY", "abort_communicator");
+    /** How long {@code close()} drains pending work before aborting. */
+    public static final Setting CLOSE_TIMEOUT = new Setting("jccl.closeTimeout", "JCCL_CLOSE_TIMEOUT", "30s");
+    /** How long {@code abort()} waits for {@code ncclCommAbort} before giving up on it (it runs on its own thread). */
+    public static final Setting ABORT_TIMEOUT = new Setting("jccl.abortTimeout", "JCCL_ABORT_TIMEOUT", "30s");
+    /** How long the event and launch threads busy-poll after activity before they back off. */
+    public static final Setting SPIN = new Setting("jccl.spin", "JCCL_SPIN", "50us");
+    /** The longest the event thread parks between polls while work is pending. */
+    public static final Setting MAX_POLL_INTERVAL = new Setting("jccl.maxPollInterval", "JCCL_MAX_POLL_INTERVAL", "200us");
+
+    /** All settings, for the start-up log line and the README. */
+    public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
+            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL);
+
+    private JcclSettings() {
+    }
+
+    public static Duration workTimeout() {
+        return TIMEOUT.duration();
+    }
+
+    public static TimeoutPolicy timeoutPolicy() {
+        String v = TIMEOUT_POLICY.value().trim().toUpperCase(Locale.ROOT);
+        try {
+            return TimeoutPolicy.valueOf(v);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidArgumentException(TIMEOUT_POLICY + " must be abort_communicator or report, not " + v);
+        }
+    }
+
+    public static Duration closeTimeout() {
+        return CLOSE_TIMEOUT.duration();
+    }
+
+    public static Duration abortTimeout() {
+        return ABORT_TIMEOUT.duration();
+    }
+
+    /** Logs the effective configuration once per process. */
+    public static void logOnce(String backendLine) {
+        if (!LOGGED.compareAndSet(false, true)) return;
+        StringBuilder sb = new StringBuilder("jccl: ").append(backendLine);
+        for (Setting s : ALL) sb.append("\n  ").append(s.property()).append(" = ").append(s.value());
+        LOG.info(sb.toString());
+    }
+
+    /**
+     * One key: a system property, its environment variable, and the default.
+     *
+     * @param property     the system property, e.g. {@code jccl.backend}
+     * @param env          the environment variable, e.g. {@code JCCL_BACKEND}
+     * @param defaultValue the documented default
+     */
+    public record Setting(String property, String env, String defaultValue) {
+        /** The effective value: the property, else the variable, else the default. */
+        public String value() {
+            String v = System.getProperty(property);
+            if (v == null || v.isBlank()) v = System.getenv(env);
+            return v == null || v.isBlank() ? defaultValue : v.trim();
+        }
+
+        /** Whether the user set it (property or variable). */
+        public boolean isSet() {
+            String p = System.getProperty(property);
+            String e = System.getenv(env);
+            return (p != null && !p.isBlank()) || (e != null && !e.isBlank());
+        }
+
+        public Duration duration() {
+            return parseDuration(value(), this);
+        }
+
+        @Override
+        public String toString() {
+            return property + " (" + env + ")";
+        }
+    }
+
+    /** {@code 250us}, {@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h}, a plain number of milliseconds, or ISO-8601. */
+    public static Duration parseDuration(String text, @Nullable Setting setting) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (t.startsWith("p")) return Duration.parse(t.toUpperCase(Locale.ROOT));
+            if (t.endsWith("us")) return Duration.ofNanos(Long.parseLong(t.substring(0, t.length() - 2).trim()) * 1000);
+            if (t.endsWith("ms")) return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            if (t.endsWith("s")) return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()));
+            if (t.endsWith("m")) return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1).trim()));
+            if (t.endsWith("h")) return Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1).trim()));
+            return Duration.ofMillis(Long.parseLong(t));
+        } catch (RuntimeException e) {
+            throw new InvalidArgumentException((setting == null ? "duration" : setting.toString())
+                    + ": cannot read '" + text + "' as a duration (e.g. 250us, 500ms, 30s, 10m)");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package org.jccl.core.spi;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.jccl.core.BackendKind;
+import org.jccl.core.CommConfig;
+import org.jccl.core.DeviceInfo;
+import org.jccl.core.Operation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a backend provides: a GPU runtime (devices, memory, streams, events) and a collective library
+ * (communicators, operations, groups). Implemented by the native NCCL/RCCL driver and by the host driver; the
+ * engine and the public API use nothing else, so the layers above cannot tell the backends apart.
+ *
+ * <p>Threading: {@link #launch}, {@link #groupStart}, {@link #groupEnd} and communicator creation run on a
+ * communicator's launch thread (NCCL's group state is thread-local); {@link #pollEvents} runs on the event thread.
+ */
+public interface Driver {
+    BackendKind kind();
+
+    /** The loaded library and runtime, e.g. {@code "NCCL 2.28.9 (/path/libnccl.so.2), CUDA runtime 13000"}. */
+    String describe();
+
+    /** The collective library's version code ({@code NCCL_VERSION_CODE} form: 22809 for 2.28.9). */
+    int version();
+
+    /** Which optional library functions are present. */
+    Features features();
+
+    // ---- runtime
+
+    int deviceCount();
+
+    DeviceInfo deviceInfo(int device);
+
+    /** Makes {@code device} current for the calling thread ({@code cudaSetDevice}); no-op for the host. */
+    void setDevice(int device);
+
+    MemoryBlock allocate(int device, long bytes, MemoryKind kind);
+
+    /** Synchronous copy from host memory into a block. */
+    void write(MemoryBlock dst, long offset, ByteBuffer src);
+
+    /** Synchronous copy from a block into host memory. */
+    void read(MemoryBlock src, long offset, ByteBuffer dst);
+
+    /** Copy between blocks, enqueued on {@code stream}. */
+    void copyAsync(MemoryBlock dst, long dstOffset, MemoryBlock src, long srcOffset, long bytes, DriverStream stream);
+
+    /** Sets bytes to {@code value}, enqueued on {@code stream}. */
+    void memsetAsync(MemoryBlock dst, long offset, int value, long bytes, DriverStream stream);
+
+    DriverStream createStream(int device);
+
+    /** Wraps a stream another library created; {@link DriverStream#destroy()} leaves it alone. */
+    DriverStream wrapStream(int device, long handle);
+
+    DriverEvent createEvent(int device, boolean timing);
+
+    /**
+     * Queries {@code n} events at once (one native crossing for GPU backends): {@code status[i]} becomes
+     * {@link DriverConstants#EVENT_DONE}, {@link DriverConstants#EVENT_PENDING}, or a runtime error code (> 1).
+     */
+    void pollEvents(DriverEvent[] events, int n, int[] status);
+
+    /** The runtime's text for an error code returned by {@link #pollEvents}. */
+    String runtimeErrorString(int code);
+
+    // ---- communicators
+
+    /** {@code ncclGetUniqueId}: the bytes of a new id ({@code NCCL_UNIQUE_ID_BYTES}). */
+    byte[] newUniqueId();
+
+    /**
+     * {@code ncclCommInitRankConfig}; on a non-blocking config may return a communicator whose
+     * {@link DriverComm#asyncError()} is {@code ncclInProgress} until ready.
+     */
+    DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config);
+
+    /** {@code ncclCommInitRankScalable}: several ids spread the bootstrap load. */
+    DriverComm initRankScalable(int nranks, int rank, List<byte[]> uniqueIds, int device, CommConfig config);
+
+    /** {@code ncclCommInitAll}: one communicator per device, in one process. */
+    List<DriverComm> initAll(int[] devices);
+
+    // ---- operations
+
+    void groupStart();
+
+    void groupEnd();
+
+    /** {@code ncclGroupSimulateEnd}: ends the group without launching; the estimated time in microseconds. */
+    float groupSimulateEnd();
+
+    /** Enqueues one operation on {@code stream}; arguments were validated by the engine. */
+    void launch(DriverComm comm, Operation operation, DriverStream stream);
+
+    /**
+     * Registers the engine's wake-up: a driver whose events complete on its own threads (the host driver) calls it
+     * after an event completes, so a parked event thread notices at once. GPU drivers ignore it: the event thread
+     * polls them.
+     */
+    default void onEventCompleted(Runnable wakeEventThread) {
+    }
+
+    /**
+     * Why the library rejects {@code op} on {@code type} (e.g. fp8 on a GPU without it), or null if it accepts it.
+     * Checked before anything is enqueued.
+     */
+    default @Nullable String rejects(org.jccl.core.DataType type, org.jccl.core.ReduceOp op) {
+        return null;
+    }
+
+    /** Releases the library's process-wide state; called at most once, at JVM shutdown. */
+    default void shutdown() {
+    }
+
+    /** The error string the library gives a {@code ncclResult_t}, or null. */
+    @Nullable String resultString(int code);
+}

@@ -1,0 +1,11 @@
+package org.jccl.core.spi;
+
+/** Where a block of memory lives and who allocated it. */
+public enum MemoryKind {
+    /** GPU memory from the runtime ({@code cudaMalloc}); host memory for the host backend. */
+    DEVICE,
+    /** Page-locked host memory ({@code cudaHostAlloc}), usable by asynchronous copies. */
+    PINNED_HOST,
+    /** Memory from {@code ncclMemAlloc}: registration-friendly, needed by windows and NVLS. */
+    COMMUNICATION
+}
