@@ -202,8 +202,15 @@ public final class Communicator implements AutoCloseable {
 
     /** Validates and issues one operation. */
     public Work submit(Operation operation) {
+        return submit(operation, options.timeout());
+    }
+
+    /** Validates and issues one operation with its own timeout (zero: none) in place of the communicator's. */
+    public Work submit(Operation operation, Duration timeout) {
         Objects.requireNonNull(operation, "operation");
-        return submitGroup(List.of(operation));
+        Objects.requireNonNull(timeout, "timeout");
+        Validation.check(this, operation);
+        return new Group.Launch(List.of(this), List.of(List.of(operation)), timeout).issue();
     }
 
     /**
@@ -215,7 +222,7 @@ public final class Communicator implements AutoCloseable {
         Objects.requireNonNull(operations, "operations");
         if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
         for (Operation op : operations) Validation.check(this, Objects.requireNonNull(op, "operation"));
-        return new Group.Launch(List.of(this), List.of(operations)).issue();
+        return new Group.Launch(List.of(this), List.of(List.copyOf(operations)), options.timeout()).issue();
     }
 
     // ---- communicator-level operations, in issue order on the launch thread

@@ -56,7 +56,9 @@ public final class Group {
     /** Issues the group; each communicator's part follows the work it already issued. */
     public Work submit() {
         if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
-        return new Launch(new ArrayList<>(operations.keySet()), new ArrayList<>(operations.values())).issue();
+        Communicator first = operations.keySet().iterator().next();
+        return new Launch(new ArrayList<>(operations.keySet()), new ArrayList<>(operations.values()),
+                first.options().timeout()).issue();
     }
 
     /**
@@ -83,10 +85,12 @@ public final class Group {
     static final class Launch {
         private final List<Communicator> comms;
         private final List<List<Operation>> ops;
+        private final java.time.Duration timeout;
 
-        Launch(List<Communicator> comms, List<List<Operation>> ops) {
+        Launch(List<Communicator> comms, List<List<Operation>> ops, java.time.Duration timeout) {
             this.comms = comms;
             this.ops = ops;
+            this.timeout = timeout;
         }
 
         Work issue() {
@@ -163,7 +167,7 @@ public final class Group {
             }
             if (total > 1) description.append(')');
             Work w = new Work(firstSeq, description.toString(), first, blocks.keySet().toArray(new MemoryBlock[0]),
-                    first.options().timeout().toNanos());
+                    timeout.toNanos());
             w.participants(comms.toArray(new Communicator[0]));
             return w;
         }
