@@ -474,6 +474,17 @@ public final class Communicator implements AutoCloseable {
         }
     }
 
+    /**
+     * Called on the event thread when one of this communicator's works saw its event complete: the failure that
+     * voids it, if the communicator was aborted or reports an async error (which then aborts it), else null.
+     */
+    @Nullable JcclException failureAfterCompletion() {
+        JcclException f = failure;
+        if (f != null) return f;
+        checkAsyncError();
+        return failure;
+    }
+
     /** Called on the event thread while work is pending: the first async error aborts the communicator. */
     void checkAsyncError() {
         if (state == State.ABORTED) return;

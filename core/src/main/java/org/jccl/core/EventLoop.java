@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.GpuRuntimeException;
+import org.jccl.core.error.JcclException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
@@ -220,7 +221,14 @@ final class EventLoop implements Runnable {
         if (stream != null && event != null) stream.backend().engine().recycle(event);
         completed.incrementAndGet();
         if (status == DriverConstants.EVENT_DONE) {
-            w.succeed();
+            // An aborted or failed operation also ends its event: success only if no participant has failed.
+            JcclException failure = null;
+            for (Communicator c : w.participants()) {
+                failure = c.failureAfterCompletion();
+                if (failure != null) break;
+            }
+            if (failure == null) w.succeed();
+            else w.fail(Errors.forWork(failure, w.describe()));
         } else {
             GpuRuntimeException e = Errors.fromRuntime("waiting for " + w.describe(), status, driver.runtimeErrorString(status));
             w.fail(e);
