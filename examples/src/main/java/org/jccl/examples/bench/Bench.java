@@ -1,0 +1,203 @@
+package org.jccl.examples.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jccl.core.Backend;
+import org.jccl.core.BackendKind;
+import org.jccl.core.Buffer;
+import org.jccl.core.Communicator;
+import org.jccl.core.Jccl;
+import org.jccl.core.Operation;
+
+/**
+ * jccl's benchmark, nccl-tests style: bus bandwidth over a size sweep ({@code --mode bandwidth}), round-trip
+ * latency percentiles ({@code --mode latency}) and pipelined operations per second ({@code --mode pipeline}),
+ * through the core ({@code Work}) or reactive ({@code Mono}) path, with the event thread's CPU time per operation.
+ * One process drives every local GPU (or {@code --ranks} host ranks). Results on stdout, progress on stderr.
+ */
+public final class Bench {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final BenchOptions options;
+    private final Backend backend;
+    private final List<Communicator> comms;
+    private final Report report;
+    private final List<Buffer[]> buffers = new ArrayList<>();
+
+    private Bench(BenchOptions options, Backend backend, List<Communicator> comms) {
+        this.options = options;
+        this.backend = backend;
+        this.comms = comms;
+        this.report = new Report(System.out, options.json());
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) System.err.println("bench: " + e.getMessage());
+            System.err.print(BenchOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        Backend backend = Jccl.backend();
+        int ranks = options.ranks() > 0 ? options.ranks() : backend.kind() == BackendKind.HOST ? 4 : backend.deviceCount();
+        List<Communicator> comms = backend.initAll(ranks).get(5, TimeUnit.MINUTES);
+        try {
+            new Bench(options, backend, comms).run();
+        } finally {
+            for (Communicator c : comms) c.close();
+        }
+        System.exit(0);
+    }
+
+    private void run() throws Exception {
+        THREADS.setThreadCpuTimeEnabled(true);
+        report.header(String.format("jccl bench %s: backend %s (%s), %d rank(s), path %s, %s", LocalDate.now(),
+                backend.kind().id(), backend.describe(), comms.size(), options.path(), options.inPlace() ? "in-place" : "out-of-place"),
+                options.mode());
+        long maxBytes = options.mode().equals("bandwidth") ? options.maxBytes() : options.minBytes();
+        for (Communicator c : comms) {
+            buffers.add(new Buffer[] {backend.allocate(c.device(), maxBytes), backend.allocate(c.device(), maxBytes)});
+        }
+        try {
+            for (BenchOp op : options.ops()) {
+                switch (options.mode()) {
+                    case "latency" -> latency(op, options.minBytes());
+                    case "pipeline" -> pipeline(op, options.minBytes());
+                    default -> {
+                        for (long bytes : options.sizes()) bandwidth(op, bytes);
+                    }
+                }
+            }
+        } finally {
+            for (Buffer[] pair : buffers) for (Buffer b : pair) b.close();
+        }
+    }
+
+    private void bandwidth(BenchOp op, long bytes) throws Exception {
+        int n = comms.size();
+        long count = op.count(bytes, options.type(), n);
+        if (count == 0) return;
+        System.err.printf("bench: %s %d B%n", op.id, bytes);
+        List<List<Operation>> ops = operations(op, count);
+        Issuer issuer = issuer(ops);
+        for (int i = 0; i < options.warmup(); i++) waitAll(issueAll(issuer));
+        long cpu0 = eventThreadCpu();
+        long done0 = backend.completedWorkCount();
+        long t0 = System.nanoTime();
+        CompletableFuture<?>[] last = null;
+        for (int i = 0; i < options.iters(); i++) last = issueAll(issuer);
+        waitAll(last);
+        double micros = (System.nanoTime() - t0) / 1e3 / options.iters();
+        double cpuPerOp = perOp(eventThreadCpu() - cpu0, backend.completedWorkCount() - done0);
+        double algbw = bytes / micros / 1e3;
+        long wrong = -1;
+        if (options.check() && DataCheck.supports(options.type())) {
+            DataCheck.fillInputs(comms, ops, options.type());
+            waitAll(issueAll(issuer));
+            wrong = DataCheck.countWrong(op, comms, ops, count, options.type(), options.redop(), options.root());
+        }
+        report.bandwidth(op, issuer.path(), bytes, count, options.type().toString(), op.reduces ? options.redop().toString() : "none",
+                op.rooted ? options.root() : -1, micros, algbw, algbw * op.busFactor(n), wrong, cpuPerOp);
+    }
+
+    private void latency(BenchOp op, long bytes) throws Exception {
+        long count = op.count(bytes, options.type(), comms.size());
+        List<List<Operation>> ops = operations(op, count);
+        Issuer issuer = issuer(ops);
+        for (int i = 0; i < Math.max(options.warmup(), 100); i++) waitAll(issueAll(issuer));
+        long[] samples = new long[options.iters()];
+        long cpu0 = eventThreadCpu();
+        long done0 = backend.completedWorkCount();
+        for (int i = 0; i < samples.length; i++) {
+            long t0 = System.nanoTime();
+            CompletableFuture<?>[] futures = issueAll(issuer);
+            for (CompletableFuture<?> f : futures) {
+                while (!f.isDone()) Thread.onSpinWait();
+            }
+            samples[i] = System.nanoTime() - t0;
+            for (CompletableFuture<?> f : futures) f.join();
+        }
+        double cpuPerOp = perOp(eventThreadCpu() - cpu0, backend.completedWorkCount() - done0);
+        Arrays.sort(samples);
+        double mean = Arrays.stream(samples).average().orElse(0) / 1e3;
+        report.latency(op, issuer.path(), bytes, samples.length, pct(samples, 0.50), pct(samples, 0.99), pct(samples, 0.999), mean, cpuPerOp);
+    }
+
+    private void pipeline(BenchOp op, long bytes) throws Exception {
+        long count = op.count(bytes, options.type(), comms.size());
+        List<List<Operation>> ops = operations(op, count);
+        Issuer issuer = issuer(ops);
+        for (int i = 0; i < Math.max(options.warmup(), 100); i++) waitAll(issueAll(issuer));
+        int n = comms.size();
+        int window = options.inFlight();
+        CompletableFuture<?>[][] inFlight = new CompletableFuture<?>[n][window];
+        long cpu0 = eventThreadCpu();
+        long done0 = backend.completedWorkCount();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < options.iters(); i++) {
+            int slot = i % window;
+            for (int r = 0; r < n; r++) {
+                CompletableFuture<?> previous = inFlight[r][slot];
+                if (previous != null) {
+                    while (!previous.isDone()) Thread.onSpinWait();
+                }
+                inFlight[r][slot] = issuer.issue(r);
+            }
+        }
+        for (CompletableFuture<?>[] rank : inFlight) for (CompletableFuture<?> f : rank) if (f != null) f.get(5, TimeUnit.MINUTES);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double cpuPerOp = perOp(eventThreadCpu() - cpu0, backend.completedWorkCount() - done0);
+        report.pipeline(op, issuer.path(), bytes, window, options.iters(), seconds, cpuPerOp);
+    }
+
+    private List<List<Operation>> operations(BenchOp op, long count) {
+        List<List<Operation>> ops = new ArrayList<>();
+        long bytes = op.bufferBytes(count, options.type());
+        for (int r = 0; r < comms.size(); r++) {
+            Communicator c = comms.get(r);
+            Buffer send = buffers.get(r)[0].slice(0, bytes);
+            Buffer recv = buffers.get(r)[1].slice(0, bytes);
+            ops.add(op == BenchOp.SEND_RECV ? List.of(op.pair(c, send, recv, count, options.type()))
+                    : List.of(op.operation(c, send, recv, count, options.type(), options.redop(), options.root(), options.inPlace())));
+        }
+        return ops;
+    }
+
+    private Issuer issuer(List<List<Operation>> ops) {
+        if (options.path().equals("reactive")) return ReactiveIssuer.create(comms, ops);
+        return new CoreIssuer(comms, ops);
+    }
+
+    private CompletableFuture<?>[] issueAll(Issuer issuer) {
+        CompletableFuture<?>[] futures = new CompletableFuture<?>[comms.size()];
+        for (int r = 0; r < futures.length; r++) futures[r] = issuer.issue(r);
+        return futures;
+    }
+
+    private static void waitAll(CompletableFuture<?>[] futures) throws Exception {
+        CompletableFuture.allOf(futures).get(10, TimeUnit.MINUTES);
+    }
+
+    private long eventThreadCpu() {
+        long cpu = THREADS.getThreadCpuTime(backend.eventThread().getId());
+        return Math.max(cpu, 0);
+    }
+
+    private static double perOp(long cpuNanos, long ops) {
+        return ops <= 0 ? 0 : (double) cpuNanos / ops;
+    }
+
+    private static double pct(long[] sorted, double p) {
+        int i = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
+        return sorted[Math.max(0, i)] / 1e3;
+    }
+}

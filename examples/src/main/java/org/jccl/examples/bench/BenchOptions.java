@@ -1,0 +1,150 @@
+package org.jccl.examples.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.jccl.core.DataType;
+import org.jccl.core.ReduceOp;
+
+/**
+ * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
+ * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
+ * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --json}.
+ */
+record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
+                    int root, int warmup, int iters, boolean check, boolean inPlace, String path, String mode,
+                    int inFlight, int ranks, boolean json) {
+
+    static final String USAGE = """
+            usage: bench [options]
+              -b SIZE        smallest size in bytes (K, M, G suffixes), default 8
+              -e SIZE        largest size, default 128M
+              -f FACTOR      size multiplier between steps, default 2
+              -o OPS         allreduce,broadcast,reduce,allgather,reducescatter,alltoall,gather,scatter,sendrecv or all; default allreduce
+              -d TYPE        int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 fp8e4m3 fp8e5m2; default float
+              -r OP          sum prod max min avg; default sum
+              -R ROOT        root rank of rooted operations, default 0
+              -w N           warm-up iterations, default 5
+              -n N           timed iterations, default 20
+              -c 0|1         check the results (#wrong column), default 1
+              --in-place     in-place forms
+              --path P       core (Work) or reactive (Mono), default core
+              --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight)
+              --inflight N   operations in flight per rank in pipeline mode, default 64
+              --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
+              --json         one JSON object per result line on stdout
+            """;
+
+    static BenchOptions parse(String[] args) {
+        long minBytes = 8;
+        long maxBytes = 128L << 20;
+        double factor = 2;
+        List<BenchOp> ops = List.of(BenchOp.ALL_REDUCE);
+        DataType type = DataType.FLOAT32;
+        ReduceOp redop = ReduceOp.SUM;
+        int root = 0;
+        int warmup = 5;
+        int iters = 20;
+        boolean check = true;
+        boolean inPlace = false;
+        String path = "core";
+        String mode = "bandwidth";
+        int inFlight = 64;
+        int ranks = 0;
+        boolean json = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-b" -> minBytes = size(value(args, ++i, a));
+                case "-e" -> maxBytes = size(value(args, ++i, a));
+                case "-f" -> factor = Double.parseDouble(value(args, ++i, a));
+                case "-o" -> ops = opList(value(args, ++i, a));
+                case "-d" -> type = type(value(args, ++i, a));
+                case "-r" -> redop = redop(value(args, ++i, a));
+                case "-R" -> root = Integer.parseInt(value(args, ++i, a));
+                case "-w" -> warmup = Integer.parseInt(value(args, ++i, a));
+                case "-n" -> iters = Integer.parseInt(value(args, ++i, a));
+                case "-c" -> check = !value(args, ++i, a).equals("0");
+                case "--in-place" -> inPlace = true;
+                case "--path" -> path = oneOf(value(args, ++i, a), a, "core", "reactive");
+                case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline");
+                case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
+                case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
+                case "--json" -> json = true;
+                case "-h", "--help" -> throw new IllegalArgumentException("");
+                default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (minBytes <= 0 || maxBytes < minBytes) throw new IllegalArgumentException("need 0 < -b <= -e");
+        if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
+        if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
+        return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, inPlace, path,
+                mode, inFlight, ranks, json);
+    }
+
+    /** The sizes of the sweep, each a multiple of the element size. */
+    List<Long> sizes() {
+        List<Long> sizes = new ArrayList<>();
+        for (double s = minBytes; s <= maxBytes; s *= factor) {
+            long bytes = Math.max(type.size(), (long) s / type.size() * type.size());
+            if (sizes.isEmpty() || sizes.get(sizes.size() - 1) != bytes) sizes.add(bytes);
+        }
+        return sizes;
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) throw new IllegalArgumentException(option + " needs a value");
+        return args[i];
+    }
+
+    private static String oneOf(String v, String option, String... allowed) {
+        for (String a : allowed) if (a.equals(v)) return v;
+        throw new IllegalArgumentException(option + " must be one of " + String.join(", ", allowed) + ", not " + v);
+    }
+
+    static long size(String s) {
+        String t = s.trim().toUpperCase(Locale.ROOT);
+        long mult = 1;
+        if (t.endsWith("K")) mult = 1L << 10;
+        else if (t.endsWith("M")) mult = 1L << 20;
+        else if (t.endsWith("G")) mult = 1L << 30;
+        if (mult > 1) t = t.substring(0, t.length() - 1);
+        return Long.parseLong(t) * mult;
+    }
+
+    private static List<BenchOp> opList(String s) {
+        if (s.equals("all")) return List.of(BenchOp.values());
+        List<BenchOp> ops = new ArrayList<>();
+        for (String part : s.split(",")) ops.add(BenchOp.parse(part.trim()));
+        return ops;
+    }
+
+    private static DataType type(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "int8", "char" -> DataType.INT8;
+            case "uint8" -> DataType.UINT8;
+            case "int32", "int" -> DataType.INT32;
+            case "uint32" -> DataType.UINT32;
+            case "int64" -> DataType.INT64;
+            case "uint64" -> DataType.UINT64;
+            case "half", "float16" -> DataType.FLOAT16;
+            case "float", "float32" -> DataType.FLOAT32;
+            case "double", "float64" -> DataType.FLOAT64;
+            case "bfloat16", "bf16" -> DataType.BFLOAT16;
+            case "fp8e4m3", "f8e4m3" -> DataType.FLOAT8_E4M3;
+            case "fp8e5m2", "f8e5m2" -> DataType.FLOAT8_E5M2;
+            default -> throw new IllegalArgumentException("unknown type " + s);
+        };
+    }
+
+    private static ReduceOp redop(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "sum" -> ReduceOp.SUM;
+            case "prod" -> ReduceOp.PROD;
+            case "max" -> ReduceOp.MAX;
+            case "min" -> ReduceOp.MIN;
+            case "avg" -> ReduceOp.AVG;
+            default -> throw new IllegalArgumentException("unknown reduction " + s);
+        };
+    }
+}
