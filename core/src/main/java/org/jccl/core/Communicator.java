@@ -365,7 +365,7 @@ public final class Communicator implements AutoCloseable {
         toDrain.orTimeout(options.closeTimeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((v, timeout) -> {
             if (timeout != null) {
                 LOG.warn("{} close: pending work did not drain within {}; aborting", label, options.closeTimeout());
-                abort(new CommunicatorAbortedException(label + " closed with work still pending after "
+                abort(new CommunicatorAbortedException("closed with work still pending after "
                         + options.closeTimeout())).whenComplete((x, e) -> closed.complete(null));
                 return;
             }
@@ -393,7 +393,7 @@ public final class Communicator implements AutoCloseable {
      * after {@code jccl.abortTimeout} if it hangs. Never blocks the caller. Idempotent.
      */
     public CompletableFuture<Void> abort() {
-        return abort(new CommunicatorAbortedException(label + " aborted by the application"));
+        return abort(new CommunicatorAbortedException("aborted by the application"));
     }
 
     CompletableFuture<Void> abort(JcclException cause) {
@@ -449,7 +449,7 @@ public final class Communicator implements AutoCloseable {
     /** Accepts a work for this communicator, or says why not; call with the submit lock held. */
     @Nullable JcclException admit(Work work) {
         if (state == State.ABORTED) return failure;
-        if (state != State.OPEN) return new InvalidUsageException(label + " is closed");
+        if (state != State.OPEN) return new InvalidUsageException("the communicator is closed");
         pending.add(work);
         return null;
     }
@@ -490,9 +490,9 @@ public final class Communicator implements AutoCloseable {
         if (state == State.ABORTED) return;
         int code = driverComm.asyncError();
         if (code == Errors.SUCCESS || code == Errors.IN_PROGRESS) return;
-        JcclException e = Errors.fromResult(label + " async error", code, backend.driver().resultString(code),
-                driverComm.lastError(), null);
-        LOG.error("{} failed: {}; aborting it and failing {} pending work(s)", label, e.getMessage(), pending.size());
+        JcclException e = Errors.fromResult("the communicator's async error", code, backend.driver().resultString(code),
+                driverComm.lastError(), label);
+        LOG.error("{}; aborting the communicator and failing {} pending work(s)", e.getMessage(), pending.size());
         abort(e);
     }
 
@@ -502,12 +502,12 @@ public final class Communicator implements AutoCloseable {
                 + " on this rank: check that every rank issues the same operations in the same order",
                 -1, null, null, w.describe(), null);
         if (options.timeoutPolicy() == TimeoutPolicy.ABORT_COMMUNICATOR) {
-            LOG.error("{} {}; aborting the communicator", label, e.getMessage());
+            LOG.error("{}; aborting the communicator", e.getMessage());
             w.fail(e);
-            abort(new CommunicatorAbortedException(label + " aborted after a timeout of " + w.describe(), -1,
-                    null, null, null, e));
+            abort(new CommunicatorAbortedException("aborted: seq=" + w.sequence() + " timed out after " + options.timeout(),
+                    -1, null, null, null, e));
         } else {
-            LOG.warn("{} {}", label, e.getMessage());
+            LOG.warn("{}", e.getMessage());
             w.fail(e);
         }
     }
@@ -519,7 +519,7 @@ public final class Communicator implements AutoCloseable {
     void checkOpen() {
         if (state == State.ABORTED) {
             JcclException f = failure;
-            throw f != null ? Errors.forWork(f, label) : new CommunicatorAbortedException(label + " was aborted");
+            throw f != null ? Errors.forWork(f, label) : new CommunicatorAbortedException(label + ": aborted");
         }
         if (state != State.OPEN) throw new InvalidUsageException(label + " is closed");
     }

@@ -2,7 +2,7 @@ package org.jccl.core;
 
 /** Every operation a communicator can issue; the method names are the same in every API shape. */
 public enum OpKind {
-    ALL_REDUCE("allReduce", true, true),
+    ALL_REDUCE("allReduce", true, false),
     BROADCAST("broadcast", false, true),
     REDUCE("reduce", true, true),
     ALL_GATHER("allGather", false, false),

@@ -13,8 +13,8 @@ final class Validation {
     private Validation() {
     }
 
+    /** Argument checks only: a closed or aborted communicator fails the work at admission instead. */
     static void check(Communicator comm, Operation op) {
-        comm.checkOpen();
         int n = comm.size();
         int rank = comm.rank();
         long count = op.count();

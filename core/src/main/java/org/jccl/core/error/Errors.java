@@ -75,17 +75,19 @@ public final class Errors {
      * one communicator-wide error (an async error, an abort, a launch failure) fails a work.
      */
     public static JcclException forWork(JcclException e, String work) {
-        String m = e.getMessage();
+        String m = e.reason();
         int c = e.resultCode();
-        if (e instanceof CommunicatorAbortedException) return new CommunicatorAbortedException(m, c, null, null, work, e);
-        if (e instanceof RemoteErrorException) return new RemoteErrorException(m, c, null, null, work, e);
-        if (e instanceof WorkTimeoutException) return new WorkTimeoutException(m, c, null, null, work, e);
-        if (e instanceof InvalidArgumentException) return new InvalidArgumentException(m, c, null, null, work, e);
-        if (e instanceof InvalidUsageException) return new InvalidUsageException(m, c, null, null, work, e);
-        if (e instanceof SystemErrorException) return new SystemErrorException(m, c, null, null, work, e);
-        if (e instanceof InternalErrorException) return new InternalErrorException(m, c, null, null, work, e);
-        if (e instanceof GpuRuntimeException) return new GpuRuntimeException(m, c, null, null, work, e);
+        String lib = e.libraryMessage();
+        String last = e.lastError();
+        if (e instanceof CommunicatorAbortedException) return new CommunicatorAbortedException(m, c, lib, last, work, e);
+        if (e instanceof RemoteErrorException) return new RemoteErrorException(m, c, lib, last, work, e);
+        if (e instanceof WorkTimeoutException) return new WorkTimeoutException(m, c, lib, last, work, e);
+        if (e instanceof InvalidArgumentException) return new InvalidArgumentException(m, c, lib, last, work, e);
+        if (e instanceof InvalidUsageException) return new InvalidUsageException(m, c, lib, last, work, e);
+        if (e instanceof SystemErrorException) return new SystemErrorException(m, c, lib, last, work, e);
+        if (e instanceof InternalErrorException) return new InternalErrorException(m, c, lib, last, work, e);
+        if (e instanceof GpuRuntimeException) return new GpuRuntimeException(m, c, lib, last, work, e);
         if (e instanceof UnsupportedFeatureException u) return u;
-        return new JcclException(m, c, null, null, work, e);
+        return new JcclException(m, c, lib, last, work, e);
     }
 }

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 public class JcclException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    private final String reason;
     private final int resultCode;
     private final @Nullable String libraryMessage;
     private final @Nullable String lastError;
@@ -38,6 +39,7 @@ public class JcclException extends RuntimeException {
     public JcclException(String message, int resultCode, @Nullable String libraryMessage, @Nullable String lastError,
                          @Nullable String work, @Nullable Throwable cause) {
         super(compose(message, resultCode, libraryMessage, lastError, work), cause);
+        this.reason = message;
         this.resultCode = resultCode;
         this.libraryMessage = libraryMessage;
         this.lastError = lastError;
@@ -54,6 +56,11 @@ public class JcclException extends RuntimeException {
         if (code >= 0 || (libraryMessage != null && !libraryMessage.isEmpty())) sb.append(')');
         if (lastError != null && !lastError.isEmpty()) sb.append(" — last error: ").append(lastError);
         return sb.toString();
+    }
+
+    /** What happened, without the work description and library texts that {@link #getMessage()} adds. */
+    public String reason() {
+        return reason;
     }
 
     /** The library's result code ({@code ncclResult_t} or runtime error), or -1 if none. */

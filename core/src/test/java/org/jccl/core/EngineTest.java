@@ -1,0 +1,239 @@
+package org.jccl.core;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.jccl.core.error.CommunicatorAbortedException;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InternalErrorException;
+import org.jccl.core.error.RemoteErrorException;
+import org.jccl.core.error.WorkTimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The engine's contract, on a driver whose events complete when the test says so. */
+class EngineTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private ScriptedDriver driver;
+    private Backend backend;
+    private final List<Communicator> comms = new ArrayList<>();
+    private final List<Buffer> buffers = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        driver = new ScriptedDriver();
+        backend = new Backend(driver);
+    }
+
+    @AfterEach
+    void tearDown() {
+        driver.autoComplete = true;
+        driver.done.addAll(driver.events.keySet());
+        for (Communicator c : comms) c.closeAsync();
+        for (Buffer b : buffers) b.close();
+    }
+
+    private Communicator comm(CommOptions options) {
+        Communicator c = backend.initRank(backend.newUniqueId(), 1, 0, -1, CommConfig.DEFAULT, options).join();
+        comms.add(c);
+        return c;
+    }
+
+    private Communicator comm() {
+        return comm(CommOptions.defaults());
+    }
+
+    private Buffer buffer(long bytes) {
+        Buffer b = backend.allocate(-1, bytes);
+        buffers.add(b);
+        return b;
+    }
+
+    private Work allReduce(Communicator c, Buffer b) {
+        return c.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM);
+    }
+
+    private static long launchedHandle(Work w) {
+        await().atMost(WAIT).until(() -> w.event() != null);
+        return w.event().handle();
+    }
+
+    @Test
+    void worksCompleteInStreamOrderAndOnlyTheOldestEventIsPolled() {
+        Communicator c = comm();
+        Buffer b = buffer(64);
+        Work w1 = allReduce(c, b);
+        Work w2 = allReduce(c, b);
+        Work w3 = allReduce(c, b);
+        long h1 = launchedHandle(w1);
+        long h2 = launchedHandle(w2);
+        long h3 = launchedHandle(w3);
+        driver.done.add(h3);
+        await().atMost(WAIT).until(() -> driver.queried.contains(h1));
+        assertFalse(w1.isDone() || w2.isDone() || w3.isDone(), "nothing completes before the oldest event");
+        driver.done.add(h1);
+        await().atMost(WAIT).until(w1::isDone);
+        assertFalse(w2.isDone(), "w2's event is still pending");
+        driver.done.add(h2);
+        await().atMost(WAIT).until(() -> w2.isDone() && w3.isDone());
+        assertTrue(driver.queried.indexOf(h1) < driver.queried.indexOf(h2));
+        assertFalse(driver.queried.subList(0, driver.queried.indexOf(h2)).contains(h3),
+                "h3 is never queried while an older event of its stream is pending");
+        assertEquals(List.of(1L, 2L, 3L), List.of(w1.sequence(), w2.sequence(), w3.sequence()));
+        assertTrue(w3.describe().contains("allReduce(seq=3, count=4, float32, sum, in-place)"), w3.describe());
+    }
+
+    @Test
+    void theHeadsOfAllStreamsArePolledInOneCall() {
+        List<Work> works = new ArrayList<>();
+        for (int i = 0; i < 3; i++) works.add(allReduce(comm(), buffer(64)));
+        for (Work w : works) launchedHandle(w);
+        await().atMost(WAIT).until(() -> driver.largestPoll.get() == 3);
+        for (Work w : works) driver.done.add(w.event().handle());
+        await().atMost(WAIT).until(() -> works.stream().allMatch(Work::isDone));
+    }
+
+    @Test
+    void theEventThreadParksWhenIdleAndWakesForNewWork() {
+        Communicator c = comm();
+        Buffer b = buffer(64);
+        Work w = allReduce(c, b);
+        driver.done.add(launchedHandle(w));
+        await().atMost(WAIT).until(w::isDone);
+        await().atMost(WAIT).until(() -> backend.eventThread().getState() == Thread.State.WAITING);
+        Work next = allReduce(c, b);
+        long h = launchedHandle(next);
+        await().atMost(WAIT).until(() -> driver.queried.contains(h));
+        driver.done.add(h);
+        await().atMost(WAIT).until(next::isDone);
+    }
+
+    @Test
+    void aReportedTimeoutFailsOnlyThatWorkAndKeepsItsMemoryUntilTheEventCompletes() {
+        Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(50)).withTimeoutPolicy(TimeoutPolicy.REPORT));
+        Buffer b = backend.allocate(-1, 64);
+        Work w = allReduce(c, b);
+        b.close();
+        long h = launchedHandle(w);
+        CompletionException e = assertThrows(CompletionException.class, () -> w.join());
+        assertInstanceOf(WorkTimeoutException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("allReduce(seq=1, count=4, float32"), e.getCause().getMessage());
+        assertTrue(c.isOpen());
+        assertEquals(0, driver.freedBlocks.get(), "the GPU may still use the memory");
+        driver.done.add(h);
+        await().atMost(WAIT).until(() -> driver.freedBlocks.get() == 1);
+    }
+
+    @Test
+    void aTimeoutWithTheAbortPolicyAbortsTheCommunicator() {
+        Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(50)));
+        Buffer b = buffer(64);
+        Work first = allReduce(c, b);
+        Work second = c.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM);
+        CompletionException e = assertThrows(CompletionException.class, first::join);
+        assertInstanceOf(WorkTimeoutException.class, e.getCause());
+        CompletionException e2 = assertThrows(CompletionException.class, second::join);
+        assertInstanceOf(CommunicatorAbortedException.class, e2.getCause());
+        await().atMost(WAIT).until(() -> driver.abortCalled);
+        Work later = allReduce(c, b);
+        assertInstanceOf(CommunicatorAbortedException.class, assertThrows(CompletionException.class, later::join).getCause());
+    }
+
+    @Test
+    void theFirstAsyncErrorFailsEveryPendingAndLaterWorkWithItsType() {
+        Communicator c = comm();
+        Buffer b = buffer(64);
+        Work w1 = allReduce(c, b);
+        Work w2 = allReduce(c, b);
+        launchedHandle(w2);
+        driver.asyncError = Errors.REMOTE_ERROR;
+        for (Work w : List.of(w1, w2)) {
+            Throwable cause = assertThrows(CompletionException.class, w::join).getCause();
+            assertInstanceOf(RemoteErrorException.class, cause);
+            assertTrue(cause.getMessage().startsWith(c.describe()), cause.getMessage());
+        }
+        await().atMost(WAIT).until(() -> driver.abortCalled);
+        assertInstanceOf(RemoteErrorException.class, assertThrows(CompletionException.class, () -> allReduce(c, b).join()).getCause());
+    }
+
+    @Test
+    void aCompletedEventIsNoSuccessWhenTheCommunicatorReportsAnError() {
+        Communicator c = comm();
+        Buffer b = buffer(64);
+        Work w = allReduce(c, b);
+        long h = launchedHandle(w);
+        driver.asyncError = Errors.INTERNAL_ERROR;
+        driver.done.add(h);
+        assertInstanceOf(InternalErrorException.class, assertThrows(CompletionException.class, w::join).getCause());
+    }
+
+    @Test
+    void closingABufferWithPendingWorkDefersTheFree() {
+        Communicator c = comm();
+        Buffer b = backend.allocate(-1, 64);
+        Work w = allReduce(c, b);
+        b.close();
+        assertTrue(b.isClosed());
+        long h = launchedHandle(w);
+        assertEquals(0, driver.freedBlocks.get());
+        driver.done.add(h);
+        await().atMost(WAIT).until(() -> driver.freedBlocks.get() == 1);
+        assertTrue(w.isDone() && !w.isCompletedExceptionally());
+    }
+
+    @Test
+    void onlyJcclCompletesAWork() throws Exception {
+        Communicator c = comm();
+        Work w = allReduce(c, buffer(64));
+        assertThrows(UnsupportedOperationException.class, () -> w.complete(null));
+        assertThrows(UnsupportedOperationException.class, () -> w.completeExceptionally(new RuntimeException()));
+        assertThrows(UnsupportedOperationException.class, () -> w.orTimeout(1, TimeUnit.SECONDS));
+        assertFalse(w.cancel(true));
+        assertFalse(w.isDone());
+        driver.done.add(launchedHandle(w));
+        w.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aGroupOverTwoCommunicatorsIsOneWork() {
+        List<Communicator> two = backend.initAll(new int[] {-1, -1}, CommOptions.defaults()).join();
+        comms.addAll(two);
+        Buffer a = buffer(64);
+        Buffer b = buffer(64);
+        Work w = Group.create()
+                .add(two.get(0), Operation.allReduce(a, a, 4, DataType.FLOAT32, ReduceOp.SUM))
+                .add(two.get(1), Operation.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM))
+                .submit();
+        await().atMost(WAIT).until(() -> driver.launched.size() == 2);
+        driver.done.add(launchedHandle(w));
+        await().atMost(WAIT).until(w::isDone);
+        assertTrue(w.describe().startsWith(two.get(0).describe() + " group(allReduce(seq=1"), w.describe());
+        assertEquals(0, two.get(0).pendingCount() + two.get(1).pendingCount());
+    }
+
+    @Test
+    void closeDrainsThenDestroysAndLaterCallsAreRejected() {
+        Communicator c = comm();
+        Buffer b = buffer(64);
+        Work w = allReduce(c, b);
+        var closing = c.closeAsync();
+        assertFalse(closing.isDone(), "close waits for pending work");
+        driver.done.add(launchedHandle(w));
+        closing.join();
+        assertFalse(c.isOpen());
+        Throwable later = assertThrows(CompletionException.class, () -> allReduce(c, b).join()).getCause();
+        assertInstanceOf(org.jccl.core.error.InvalidUsageException.class, later);
+        assertTrue(later.getMessage().contains("the communicator is closed"), later.getMessage());
+    }
+}
