@@ -1,5 +1,6 @@
 package org.jccl.examples;
 
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -34,23 +35,27 @@ public final class QuickStart {
 
     public static void main(String[] args) throws Exception {
         Backend backend = Jccl.backend();
-        int ranks = backend.kind() == BackendKind.HOST
-                ? Integer.getInteger("quickstart.ranks", 4) : backend.deviceCount();
-        System.out.printf("jccl quick start: backend %s, %d rank(s)%n  %s%n", backend.kind().id(), ranks, backend.describe());
+        int ranks = backend.kind() == BackendKind.HOST ? Integer.getInteger("quickstart.ranks", 4) : backend.deviceCount();
+        System.exit(run(backend, ranks, System.out) == 0 ? 0 : 1);
+    }
+
+    /** Runs every check on {@code ranks} ranks of {@code backend}; returns the number of failed checks. */
+    public static int run(Backend backend, int ranks, PrintStream out) throws Exception {
+        out.printf("jccl quick start: backend %s, %d rank(s)%n  %s%n", backend.kind().id(), ranks, backend.describe());
         List<Communicator> comms = backend.initAll(ranks).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         int failures = 0;
         try {
-            failures += run("allReduce(sum)", comms, QuickStart::allReduce);
-            failures += run("broadcast(root=last)", comms, QuickStart::broadcast);
-            failures += run("allGather", comms, QuickStart::allGather);
-            failures += run("reduceScatter(max)", comms, QuickStart::reduceScatter);
-            failures += run("allToAll", comms, QuickStart::allToAll);
-            failures += run("send/recv ring (group)", comms, QuickStart::ring);
+            failures += check("allReduce(sum)", comms, QuickStart::allReduce, out);
+            failures += check("broadcast(root=last)", comms, QuickStart::broadcast, out);
+            failures += check("allGather", comms, QuickStart::allGather, out);
+            failures += check("reduceScatter(max)", comms, QuickStart::reduceScatter, out);
+            failures += check("allToAll", comms, QuickStart::allToAll, out);
+            failures += check("send/recv ring (group)", comms, QuickStart::ring, out);
         } finally {
             for (Communicator c : comms) c.close();
         }
-        System.out.println(failures == 0 ? "all results correct" : failures + " check(s) FAILED");
-        System.exit(failures == 0 ? 0 : 1);
+        out.println(failures == 0 ? "all results correct" : failures + " check(s) FAILED");
+        return failures;
     }
 
     /** One check: issues on every rank, waits for all, verifies; returns the number of wrong ranks. */
@@ -63,7 +68,7 @@ public final class QuickStart {
         int wrongRanks();
     }
 
-    private static int run(String name, List<Communicator> comms, Check check) throws Exception {
+    private static int check(String name, List<Communicator> comms, Check check, PrintStream out) throws Exception {
         int n = comms.size();
         List<Buffer[]> buffers = new ArrayList<>();
         for (Communicator c : comms) {
@@ -75,7 +80,7 @@ public final class QuickStart {
             Verifier verifier = check.issue(comms, buffers);
             double ms = (System.nanoTime() - start) / 1e6;
             int wrong = verifier.wrongRanks();
-            System.out.printf("  %-24s %8.2f ms  %s%n", name, ms, wrong == 0 ? "ok" : wrong + " rank(s) WRONG");
+            out.printf("  %-24s %8.2f ms  %s%n", name, ms, wrong == 0 ? "ok" : wrong + " rank(s) WRONG");
             return wrong == 0 ? 0 : 1;
         } finally {
             for (Buffer[] pair : buffers) for (Buffer b : pair) b.close();

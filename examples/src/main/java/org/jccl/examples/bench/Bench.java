@@ -1,5 +1,6 @@
 package org.jccl.examples.bench;
 
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.LocalDate;
@@ -30,32 +31,36 @@ public final class Bench {
     private final Report report;
     private final List<Buffer[]> buffers = new ArrayList<>();
 
-    private Bench(BenchOptions options, Backend backend, List<Communicator> comms) {
+    private Bench(BenchOptions options, Backend backend, List<Communicator> comms, PrintStream out) {
         this.options = options;
         this.backend = backend;
         this.comms = comms;
-        this.report = new Report(System.out, options.json());
+        this.report = new Report(out, options.json());
     }
 
     public static void main(String[] args) throws Exception {
+        System.exit(run(args, System.out));
+    }
+
+    /** Runs the benchmark on the process's backend; returns the exit status (2: bad arguments). */
+    public static int run(String[] args, PrintStream out) throws Exception {
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
         } catch (IllegalArgumentException e) {
             if (!e.getMessage().isEmpty()) System.err.println("bench: " + e.getMessage());
             System.err.print(BenchOptions.USAGE);
-            System.exit(2);
-            return;
+            return 2;
         }
         Backend backend = Jccl.backend();
         int ranks = options.ranks() > 0 ? options.ranks() : backend.kind() == BackendKind.HOST ? 4 : backend.deviceCount();
         List<Communicator> comms = backend.initAll(ranks).get(5, TimeUnit.MINUTES);
         try {
-            new Bench(options, backend, comms).run();
+            new Bench(options, backend, comms, out).run();
         } finally {
             for (Communicator c : comms) c.close();
         }
-        System.exit(0);
+        return 0;
     }
 
     private void run() throws Exception {

@@ -1,0 +1,57 @@
+package org.jccl.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.jccl.examples.bench.Bench;
+import org.junit.jupiter.api.Test;
+
+/** The benchmark CLI on the host backend: every operation, a small sweep, every result checked (#wrong = 0). */
+class BenchEndToEndTest {
+    private static List<String> run(String... args) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int status = Bench.run(args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertEquals(0, status);
+        return bytes.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    @Test
+    void everyOperationOfASmallSweepIsCorrect() throws Exception {
+        System.setProperty("jccl.backend", "host");
+        List<String> lines = run("--ranks", "3", "-o", "all", "-b", "64", "-e", "4K", "-f", "4", "-w", "1", "-n", "3", "--json");
+        assertEquals(9 * 4, lines.size(), String.join("\n", lines));
+        for (String line : lines) {
+            assertTrue(line.contains("\"wrong\":0"), line);
+            assertTrue(line.contains("\"mode\":\"bandwidth\""), line);
+        }
+    }
+
+    @Test
+    void inPlaceFormsAreCorrectToo() throws Exception {
+        System.setProperty("jccl.backend", "host");
+        List<String> lines = run("--ranks", "4", "-o", "allreduce,allgather,reducescatter,gather,scatter", "-b", "1K", "-e", "1K",
+                "-d", "int32", "-r", "max", "--in-place", "-w", "0", "-n", "2", "--json");
+        assertEquals(5, lines.size(), String.join("\n", lines));
+        for (String line : lines) assertTrue(line.contains("\"wrong\":0"), line);
+    }
+
+    @Test
+    void latencyAndPipelineModesReport() throws Exception {
+        System.setProperty("jccl.backend", "host");
+        List<String> latency = run("--ranks", "2", "--mode", "latency", "-b", "8", "-n", "200", "--json");
+        assertEquals(1, latency.size());
+        assertTrue(latency.get(0).contains("\"p99_us\":"), latency.get(0));
+        List<String> pipeline = run("--ranks", "2", "--mode", "pipeline", "-b", "8", "-n", "2000", "--inflight", "16", "--json");
+        assertEquals(1, pipeline.size());
+        assertTrue(pipeline.get(0).contains("\"ops\":2000"), pipeline.get(0));
+    }
+
+    @Test
+    void badArgumentsExitWithStatusTwo() throws Exception {
+        assertEquals(2, Bench.run(new String[] {"-o", "allshuffle"}, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+    }
+}
