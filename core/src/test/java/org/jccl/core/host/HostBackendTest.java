@@ -328,4 +328,39 @@ class HostBackendTest {
         assertThrows(InvalidArgumentException.class, () -> comm.destroyReduceOp(0));
         comm.destroy();
     }
+
+    @Test
+    void smallFloatReductionsSaturateOrOverflowPerFormat() throws Exception {
+        List<Communicator> c = ranks(2);
+        // {type, input pattern on both ranks, expected pattern of the sum}
+        Object[][] cases = {
+                {DataType.FLOAT8_E4M3, 0x7E, 0x7E},   // 448 + 448 saturates to 448
+                {DataType.FLOAT8_E4M3, 0x7F, 0x7F},   // NaN stays NaN
+                {DataType.FLOAT8_E5M2, 0x7B, 0x7B},   // 57344 + 57344 saturates, never infinity
+                {DataType.FLOAT8_E5M2, 0xFB, 0xFB},   // negative side too
+                {DataType.FLOAT16, 0x7BFF, 0x7C00},   // 65504 + 65504 overflows to infinity (IEEE)
+                {DataType.BFLOAT16, 0x7F7F, 0x7F80},
+        };
+        for (Object[] k : cases) {
+            DataType type = (DataType) k[0];
+            int input = (Integer) k[1];
+            int expected = (Integer) k[2];
+            Buffer[] b = new Buffer[2];
+            Work[] w = new Work[2];
+            for (int r = 0; r < 2; r++) {
+                b[r] = keep(host().allocate(0, type.size()));
+                ByteBuffer in = ByteBuffer.allocate(type.size()).order(ByteOrder.nativeOrder());
+                if (type.size() == 1) in.put((byte) input);
+                else in.putShort((short) input);
+                in.flip();
+                b[r].write(0, in);
+                w[r] = c.get(r).allReduce(b[r], b[r], 1, type, ReduceOp.SUM);
+            }
+            await(CompletableFuture.allOf(w));
+            ByteBuffer out = ByteBuffer.allocate(type.size()).order(ByteOrder.nativeOrder());
+            b[1].read(0, out);
+            int actual = type.size() == 1 ? out.get(0) & 0xff : out.getShort(0) & 0xffff;
+            assertEquals(expected, actual, type + " sum of " + Integer.toHexString(input));
+        }
+    }
 }
