@@ -20,13 +20,14 @@ final class NcclMemory extends MemoryBlock {
     }
 
     /** A byte buffer over native memory the CPU may touch (pinned host memory). */
-    static ByteBuffer view(long address, long size) {
+    static ByteBuffer view(long hostAddress, long size) {
+        // (The parameter is not named "address": inside the subclass that name is Pointer's own field.)
         Pointer at = new Pointer() {
             {
-                this.address = address;
+                this.address = hostAddress;
             }
         };
-        return new BytePointer(at).capacity(size).asByteBuffer().order(ByteOrder.nativeOrder());
+        return new BytePointer(at).capacity(size).limit(size).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 
     @Override
