@@ -25,8 +25,11 @@ final class ConfigLayout {
     static final int MAGIC = 0xcafebeef;
     /** {@code NCCL_CONFIG_UNDEF_INT}. */
     static final int UNDEF_INT = Integer.MIN_VALUE;
-    /** The newest library version whose members {@link ConfigField} lists completely. */
-    static final int NEWEST_DESCRIBED = 22900;
+    /**
+     * The newest library version whose members {@link ConfigField} lists completely: the whole 2.29 series (NCCL
+     * gates members on minor versions, so a library of 2.30 or newer resets its newer members to their defaults).
+     */
+    static final int NEWEST_DESCRIBED = 22999;
     private static final int HEADER_BYTES = 16;
 
     private ConfigLayout() {
