@@ -2,6 +2,7 @@ package org.jccl.core.spi;
 
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
+import org.jccl.core.error.UnsupportedFeatureException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,4 +59,48 @@ public interface DriverComm {
 
     /** {@code ncclRedOpDestroy}. */
     void destroyReduceOp(int code);
+
+    /** {@code NCCL_SUSPEND_MEM}: {@link #suspend} releases the communicator's dynamic GPU memory. */
+    int SUSPEND_MEMORY = 0x01;
+
+    /**
+     * {@code ncclCommSuspend}: frees resources; the communicator cannot be used until {@link #resume()}.
+     *
+     * @throws UnsupportedFeatureException if the backend's library lacks it
+     */
+    default void suspend(int flags) {
+        throw unsupported("ncclCommSuspend");
+    }
+
+    /** {@code ncclCommResume}: restores what {@link #suspend} released. */
+    default void resume() {
+        throw unsupported("ncclCommResume");
+    }
+
+    /** {@code ncclCommMemStats}: the communicator's tracked GPU memory. */
+    default CommMemoryStats memStats() {
+        throw unsupported("ncclCommMemStats");
+    }
+
+    /** {@code ncclCommRevoke}: stops in-flight operations so that destroy, split or shrink can proceed. */
+    default void revoke(int flags) {
+        throw unsupported("ncclCommRevoke");
+    }
+
+    /** {@code ncclCommGetUniqueId}: the id new ranks use to join this communicator by {@link #grow}. */
+    default byte[] growUniqueId() {
+        throw unsupported("ncclCommGetUniqueId");
+    }
+
+    /**
+     * {@code ncclCommGrow} as an existing rank: a new communicator of {@code newSize} ranks; the rank that made the
+     * id passes it ({@code uniqueId}), the others pass null.
+     */
+    default DriverComm grow(int newSize, byte @Nullable [] uniqueId, CommConfig config) {
+        throw unsupported("ncclCommGrow");
+    }
+
+    private UnsupportedFeatureException unsupported(String function) {
+        return new UnsupportedFeatureException(function, getClass().getSimpleName(), "n/a", null);
+    }
 }

@@ -1,0 +1,182 @@
+package org.jccl.core.nccl;
+
+import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.annotation.Platform;
+
+/**
+ * The JNI surface of {@code jccl_native.h}: one static native method per C wrapper. JavaCPP's Maven plugin generates
+ * and compiles the glue at build time; {@link Loader#load()} extracts it from the jar and loads it.
+ *
+ * <p>Every handle (context, communicator, stream, event, address) is a {@code long}; results are the libraries' codes.
+ * Output values go into caller-supplied arrays, so the hot path (launch, record, poll) creates no Java objects.
+ * The context argument is the value {@link #jn_open} returned.
+ */
+@Platform(include = "jccl_native.h", link = "dl")
+final class NativeApi {
+    static {
+        Loader.load();
+    }
+
+    /** Result of a wrapper whose function the loaded library lacks (the feature table is checked first). */
+    static final int MISSING = -1000;
+
+    private NativeApi() {
+    }
+
+    static native long jn_open(int hip, String ncclCandidates, String runtimeCandidates, byte[] error, int errorLength);
+
+    static native int jn_nccl_function_count();
+
+    static native String jn_nccl_function_name(int index);
+
+    static native int jn_nccl_function_present(long ctx, int index);
+
+    static native int jn_runtime_function_count();
+
+    static native String jn_runtime_function_name(long ctx, int index);
+
+    static native int jn_runtime_function_present(long ctx, int index);
+
+    static native String jn_nccl_path(long ctx);
+
+    static native String jn_runtime_path(long ctx);
+
+    static native int jn_nccl_version(long ctx, int[] version);
+
+    static native String jn_error_string(long ctx, int code);
+
+    static native String jn_last_error(long ctx, long comm);
+
+    static native int jn_unique_id(long ctx, byte[] id);
+
+    static native int jn_comm_init_rank_config(long ctx, long[] comm, int nranks, byte[] id, int rank, byte[] config);
+
+    static native int jn_comm_init_rank_scalable(long ctx, long[] comm, int nranks, int rank, int nIds, byte[] ids, byte[] config);
+
+    static native int jn_comm_init_all(long ctx, long[] comms, int ndev, int[] devices);
+
+    static native int jn_comm_finalize(long ctx, long comm);
+
+    static native int jn_comm_destroy(long ctx, long comm);
+
+    static native int jn_comm_abort(long ctx, long comm);
+
+    static native int jn_comm_resume(long ctx, long comm);
+
+    static native int jn_comm_async_error(long ctx, long comm, int[] out);
+
+    static native int jn_comm_count(long ctx, long comm, int[] out);
+
+    static native int jn_comm_device(long ctx, long comm, int[] out);
+
+    static native int jn_comm_user_rank(long ctx, long comm, int[] out);
+
+    static native int jn_comm_split(long ctx, long comm, int color, int key, long[] newComm, byte[] config);
+
+    static native int jn_comm_shrink(long ctx, long comm, int[] excluded, int excludedCount, long[] newComm, byte[] config, int flags);
+
+    static native int jn_comm_suspend(long ctx, long comm, int flags);
+
+    static native int jn_comm_revoke(long ctx, long comm, int flags);
+
+    static native int jn_comm_mem_stat(long ctx, long comm, int stat, long[] value);
+
+    static native int jn_comm_register(long ctx, long comm, long buffer, long bytes, long[] handle);
+
+    static native int jn_comm_deregister(long ctx, long comm, long handle);
+
+    static native int jn_mem_alloc(long ctx, long[] address, long bytes);
+
+    static native int jn_mem_free(long ctx, long address);
+
+    static native int jn_red_op_create_pre_mul_sum(long ctx, int[] op, long scalar, int type, int residence, long comm);
+
+    static native int jn_red_op_create_pre_mul_sum_host(long ctx, int[] op, byte[] scalar, int scalarBytes, int type, long comm);
+
+    static native int jn_red_op_destroy(long ctx, int op, long comm);
+
+    static native int jn_all_reduce(long ctx, long send, long recv, long count, int type, int op, long comm, long stream);
+
+    static native int jn_all_reduce_with_bias(long ctx, long send, long recv, long count, int type, int op, long comm, long stream, long bias);
+
+    static native int jn_broadcast(long ctx, long send, long recv, long count, int type, int root, long comm, long stream);
+
+    static native int jn_reduce(long ctx, long send, long recv, long count, int type, int op, int root, long comm, long stream);
+
+    static native int jn_all_gather(long ctx, long send, long recv, long count, int type, long comm, long stream);
+
+    static native int jn_reduce_scatter(long ctx, long send, long recv, long count, int type, int op, long comm, long stream);
+
+    static native int jn_gather(long ctx, long send, long recv, long count, int type, int root, long comm, long stream);
+
+    static native int jn_scatter(long ctx, long send, long recv, long count, int type, int root, long comm, long stream);
+
+    static native int jn_all_to_all(long ctx, long send, long recv, long count, int type, long comm, long stream);
+
+    static native int jn_all_to_allv(long ctx, long send, long[] sendCounts, long[] sendDispls, long recv, long[] recvCounts,
+                                     long[] recvDispls, int type, long comm, long stream);
+
+    static native int jn_send(long ctx, long send, long count, int type, int peer, long comm, long stream);
+
+    static native int jn_recv(long ctx, long recv, long count, int type, int peer, long comm, long stream);
+
+    static native int jn_group_start(long ctx);
+
+    static native int jn_group_end(long ctx);
+
+    static native int jn_group_simulate_end(long ctx, int version, float[] estimatedMicros);
+
+    static native int jn_rt_device_count(long ctx, int[] count);
+
+    static native int jn_rt_set_device(long ctx, int device);
+
+    static native int jn_rt_get_device(long ctx, int[] device);
+
+    static native int jn_rt_device_attribute(long ctx, int[] value, int attribute, int device);
+
+    static native int jn_rt_pci_bus_id(long ctx, byte[] out, int length, int device);
+
+    static native int jn_rt_device_name(long ctx, byte[] name, int length, int device);
+
+    static native int jn_rt_mem_info(long ctx, long[] freeBytes, long[] totalBytes);
+
+    static native int jn_rt_malloc(long ctx, long[] address, long bytes);
+
+    static native int jn_rt_free(long ctx, long address);
+
+    static native int jn_rt_host_alloc(long ctx, long[] address, long bytes, int flags);
+
+    static native int jn_rt_free_host(long ctx, long address);
+
+    static native int jn_rt_memcpy(long ctx, long dst, long src, long bytes, int kind);
+
+    static native int jn_rt_memcpy_async(long ctx, long dst, long src, long bytes, int kind, long stream);
+
+    static native int jn_rt_memset_async(long ctx, long dst, int value, long bytes, long stream);
+
+    static native int jn_rt_stream_create(long ctx, long[] stream, int flags);
+
+    static native int jn_rt_stream_destroy(long ctx, long stream);
+
+    static native int jn_rt_stream_wait_event(long ctx, long stream, long event);
+
+    static native int jn_rt_stream_synchronize(long ctx, long stream);
+
+    static native int jn_rt_event_create(long ctx, long[] event, int flags);
+
+    static native int jn_rt_event_record(long ctx, long event, long stream);
+
+    static native int jn_rt_event_query(long ctx, long event);
+
+    static native int jn_rt_event_query_all(long ctx, long[] events, int n, int[] status);
+
+    static native int jn_rt_event_synchronize(long ctx, long event);
+
+    static native int jn_rt_event_elapsed(long ctx, float[] millis, long start, long end);
+
+    static native int jn_rt_event_destroy(long ctx, long event);
+
+    static native String jn_rt_error_string(long ctx, int code);
+
+    static native int jn_rt_version(long ctx, int[] version);
+}

@@ -1,0 +1,515 @@
+package org.jccl.core.nccl;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
+import org.jccl.core.BackendKind;
+import org.jccl.core.CommConfig;
+import org.jccl.core.DataType;
+import org.jccl.core.DeviceInfo;
+import org.jccl.core.Operation;
+import org.jccl.core.ReduceOp;
+import org.jccl.core.config.JcclSettings;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Features;
+import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.MemoryKind;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The driver of the NCCL backend (CUDA runtime + NCCL) and of the RCCL backend (HIP runtime + RCCL): the same code
+ * over one function table, since RCCL exports NCCL's names and HIP's runtime has CUDA's shapes.
+ *
+ * <p>Non-blocking communicators ({@code blocking=0}) may answer {@code ncclInProgress}; where the SPI needs a call
+ * finished before returning (launch outside a group, group end, finalize, split, shrink, register), the calling
+ * thread polls {@code ncclCommGetAsyncError} until it is no longer in progress.
+ */
+public final class NcclDriver implements Driver {
+    /** {@code cudaStreamNonBlocking}. */
+    static final int STREAM_NON_BLOCKING = 1;
+    /** {@code cudaEventDisableTiming}. */
+    static final int EVENT_DISABLE_TIMING = 2;
+    /** {@code cudaMemcpyDefault}: direction inferred from the addresses (unified addressing). */
+    static final int MEMCPY_DEFAULT = 4;
+    /** Reported by {@link #pollEvents} for runtime error 1, which would read as {@link DriverConstants#EVENT_PENDING}. */
+    static final int INVALID_VALUE_STATUS = 0x7fff0001;
+    private static final int CUDA_ATTR_MULTIPROCESSORS = 16;
+    private static final int CUDA_ATTR_COMPUTE_MAJOR = 75;
+    private static final int CUDA_ATTR_COMPUTE_MINOR = 76;
+    private static final int BOUNCE_LIMIT = 1 << 22;
+
+    private final NativeLibrary lib;
+    private final ThreadLocal<GroupState> groups = ThreadLocal.withInitial(GroupState::new);
+    private long[] pollHandles = new long[64];
+    private volatile @Nullable Boolean allDevicesHaveFp8;
+
+    private NcclDriver(NativeLibrary lib) {
+        this.lib = lib;
+    }
+
+    /** Opens the backend's libraries as the settings name them ({@code jccl.nccl.library}, {@code jccl.cuda.runtime}, ...). */
+    static NcclDriver open(BackendKind kind) {
+        if (kind == BackendKind.RCCL) {
+            return open(kind, JcclSettings.RCCL_LIBRARY.value(), JcclSettings.HIP_RUNTIME.value());
+        }
+        return open(kind, JcclSettings.NCCL_LIBRARY.value(), JcclSettings.CUDA_RUNTIME.value());
+    }
+
+    /** Opens the first loadable file of each colon-separated list. */
+    static NcclDriver open(BackendKind kind, String libraryCandidates, String runtimeCandidates) {
+        if (kind == BackendKind.HOST) throw new IllegalArgumentException("the native driver serves nccl and rccl");
+        return new NcclDriver(NativeLibrary.open(kind, libraryCandidates, runtimeCandidates));
+    }
+
+    NativeLibrary library() {
+        return lib;
+    }
+
+    @Override
+    public BackendKind kind() {
+        return lib.kind;
+    }
+
+    @Override
+    public String describe() {
+        int[] v = new int[1];
+        String runtime = NativeApi.jn_rt_version(lib.ctx, v) == 0 ? " " + v[0] : "";
+        return (lib.kind == BackendKind.RCCL ? "RCCL " : "NCCL ") + LibraryVersions.format(lib.version) + " (" + lib.ncclPath
+                + "), " + (lib.kind == BackendKind.RCCL ? "HIP" : "CUDA") + " runtime" + runtime + " (" + lib.runtimePath + ")";
+    }
+
+    @Override
+    public int version() {
+        return lib.version;
+    }
+
+    @Override
+    public Features features() {
+        return lib.features;
+    }
+
+    // ---- runtime
+
+    @Override
+    public int deviceCount() {
+        int[] n = new int[1];
+        int code = NativeApi.jn_rt_device_count(lib.ctx, n);
+        // No driver or no device reads as zero devices: the automatic choice then falls back to the host backend.
+        return code == 0 ? n[0] : 0;
+    }
+
+    @Override
+    public DeviceInfo deviceInfo(int device) {
+        checkDevice(device);
+        byte[] name = new byte[256];
+        lib.checkRuntime(NativeApi.jn_rt_device_name(lib.ctx, name, name.length, device), "cudaGetDeviceProperties");
+        byte[] bus = new byte[64];
+        lib.checkRuntime(NativeApi.jn_rt_pci_bus_id(lib.ctx, bus, bus.length, device), "cudaDeviceGetPCIBusId");
+        long[] free = new long[1];
+        long[] total = new long[1];
+        onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_mem_info(lib.ctx, free, total), "cudaMemGetInfo"));
+        int major = 0;
+        int minor = 0;
+        int sms = 0;
+        if (lib.kind == BackendKind.NCCL) {
+            // HIP numbers its attributes differently; the HIP backend reports 0 (unknown) rather than guess.
+            major = attribute(CUDA_ATTR_COMPUTE_MAJOR, device);
+            minor = attribute(CUDA_ATTR_COMPUTE_MINOR, device);
+            sms = attribute(CUDA_ATTR_MULTIPROCESSORS, device);
+        }
+        return new DeviceInfo(device, cString(name), total[0], major, minor, sms, cString(bus));
+    }
+
+    private int attribute(int attribute, int device) {
+        int[] v = new int[1];
+        lib.checkRuntime(NativeApi.jn_rt_device_attribute(lib.ctx, v, attribute, device), "cudaDeviceGetAttribute");
+        return v[0];
+    }
+
+    @Override
+    public void setDevice(int device) {
+        if (device == DriverConstants.HOST_DEVICE) return;
+        lib.checkRuntime(NativeApi.jn_rt_set_device(lib.ctx, device), "cudaSetDevice");
+    }
+
+    /** Runs {@code body} with {@code device} current, then restores the caller's device. */
+    private void onDevice(int device, Runnable body) {
+        if (device == DriverConstants.HOST_DEVICE) {
+            body.run();
+            return;
+        }
+        int[] previous = new int[1];
+        boolean restore = NativeApi.jn_rt_get_device(lib.ctx, previous) == 0 && previous[0] != device;
+        setDevice(device);
+        try {
+            body.run();
+        } finally {
+            if (restore) NativeApi.jn_rt_set_device(lib.ctx, previous[0]);
+        }
+    }
+
+    @Override
+    public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        if (bytes <= 0) throw new InvalidArgumentException("allocation size must be positive, not " + bytes);
+        long[] address = new long[1];
+        switch (kind) {
+            case DEVICE -> onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_malloc(lib.ctx, address, bytes), "cudaMalloc"));
+            case PINNED_HOST -> onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_host_alloc(lib.ctx, address, bytes, 0), "cudaHostAlloc"));
+            case COMMUNICATION -> {
+                lib.features.require("ncclMemAlloc");
+                onDevice(device, () -> lib.check(NativeApi.jn_mem_alloc(lib.ctx, address, bytes), "ncclMemAlloc", 0));
+            }
+        }
+        return new NcclMemory(lib, address[0], bytes, device, kind);
+    }
+
+    @Override
+    public void write(MemoryBlock dst, long offset, ByteBuffer src) {
+        int n = src.remaining();
+        checkRange(dst, offset, n);
+        if (n == 0) return;
+        if (src.isDirect()) {
+            long from = addressOf(src) + src.position();
+            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, dst.address() + offset, from, n, MEMCPY_DEFAULT), "cudaMemcpy");
+            return;
+        }
+        // Heap buffers have no stable address: copy through a direct bounce buffer, in slices.
+        ByteBuffer bounce = ByteBuffer.allocateDirect(Math.min(n, BOUNCE_LIMIT));
+        long bounceAddress = addressOf(bounce);
+        ByteBuffer source = src.duplicate();
+        long at = offset;
+        while (source.hasRemaining()) {
+            int chunk = Math.min(source.remaining(), bounce.capacity());
+            bounce.clear();
+            ByteBuffer slice = source.slice();
+            slice.limit(chunk);
+            bounce.put(slice);
+            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, dst.address() + at, bounceAddress, chunk, MEMCPY_DEFAULT), "cudaMemcpy");
+            source.position(source.position() + chunk);
+            at += chunk;
+        }
+    }
+
+    @Override
+    public void read(MemoryBlock src, long offset, ByteBuffer dst) {
+        int n = dst.remaining();
+        checkRange(src, offset, n);
+        if (n == 0) return;
+        if (dst.isDirect()) {
+            long to = addressOf(dst) + dst.position();
+            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, to, src.address() + offset, n, MEMCPY_DEFAULT), "cudaMemcpy");
+            return;
+        }
+        ByteBuffer bounce = ByteBuffer.allocateDirect(Math.min(n, BOUNCE_LIMIT));
+        long bounceAddress = addressOf(bounce);
+        ByteBuffer target = dst.duplicate();
+        long at = offset;
+        while (target.hasRemaining()) {
+            int chunk = Math.min(target.remaining(), bounce.capacity());
+            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, bounceAddress, src.address() + at, chunk, MEMCPY_DEFAULT), "cudaMemcpy");
+            bounce.clear().limit(chunk);
+            target.put(bounce);
+            at += chunk;
+        }
+    }
+
+    private static long addressOf(ByteBuffer direct) {
+        return new Pointer(direct).address();
+    }
+
+    private static void checkRange(MemoryBlock block, long offset, long bytes) {
+        if (offset < 0 || bytes < 0 || offset + bytes > block.size()) {
+            throw new InvalidArgumentException("range [" + offset + ", " + (offset + bytes) + ") outside a block of " + block.size() + " bytes");
+        }
+    }
+
+    @Override
+    public void copyAsync(MemoryBlock dst, long dstOffset, MemoryBlock src, long srcOffset, long bytes, DriverStream stream) {
+        checkRange(dst, dstOffset, bytes);
+        checkRange(src, srcOffset, bytes);
+        lib.checkRuntime(NativeApi.jn_rt_memcpy_async(lib.ctx, dst.address() + dstOffset, src.address() + srcOffset, bytes,
+                MEMCPY_DEFAULT, stream.handle()), "cudaMemcpyAsync");
+    }
+
+    @Override
+    public void memsetAsync(MemoryBlock dst, long offset, int value, long bytes, DriverStream stream) {
+        checkRange(dst, offset, bytes);
+        lib.checkRuntime(NativeApi.jn_rt_memset_async(lib.ctx, dst.address() + offset, value, bytes, stream.handle()), "cudaMemsetAsync");
+    }
+
+    @Override
+    public DriverStream createStream(int device) {
+        long[] handle = new long[1];
+        onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_stream_create(lib.ctx, handle, STREAM_NON_BLOCKING), "cudaStreamCreateWithFlags"));
+        return new NcclStream(lib, device, handle[0], true);
+    }
+
+    @Override
+    public DriverStream wrapStream(int device, long handle) {
+        return new NcclStream(lib, device, handle, false);
+    }
+
+    @Override
+    public DriverEvent createEvent(int device, boolean timing) {
+        long[] handle = new long[1];
+        onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_event_create(lib.ctx, handle, timing ? 0 : EVENT_DISABLE_TIMING),
+                "cudaEventCreateWithFlags"));
+        return new NcclEvent(lib, device, handle[0], timing);
+    }
+
+    /** Called by the event thread only: one native crossing for all {@code n} events. */
+    @Override
+    public void pollEvents(DriverEvent[] events, int n, int[] status) {
+        if (pollHandles.length < n) pollHandles = new long[Math.max(n, pollHandles.length * 2)];
+        long[] handles = pollHandles;
+        for (int i = 0; i < n; i++) handles[i] = events[i].handle();
+        lib.checkRuntime(NativeApi.jn_rt_event_query_all(lib.ctx, handles, n, status), "cudaEventQuery");
+        for (int i = 0; i < n; i++) status[i] = eventStatus(status[i]);
+    }
+
+    /** A runtime code as {@link #pollEvents} reports it. */
+    static int eventStatus(int runtimeCode) {
+        if (runtimeCode == 0) return DriverConstants.EVENT_DONE;
+        if (runtimeCode == NcclEvent.NOT_READY) return DriverConstants.EVENT_PENDING;
+        return runtimeCode == 1 ? INVALID_VALUE_STATUS : runtimeCode;
+    }
+
+    @Override
+    public String runtimeErrorString(int code) {
+        int runtimeCode = code == INVALID_VALUE_STATUS ? 1 : code;
+        String s = lib.runtimeErrorString(runtimeCode);
+        return s == null ? "runtime error " + runtimeCode : s;
+    }
+
+    // ---- communicators
+
+    @Override
+    public byte[] newUniqueId() {
+        byte[] id = new byte[128];
+        lib.check(NativeApi.jn_unique_id(lib.ctx, id), "ncclGetUniqueId", 0);
+        return id;
+    }
+
+    @Override
+    public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
+        checkId(uniqueId);
+        List<BytePointer> strings = ConfigLayout.newStringList();
+        byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
+        long[] comm = new long[1];
+        int[] code = new int[1];
+        onDevice(device, () -> code[0] = NativeApi.jn_comm_init_rank_config(lib.ctx, comm, nranks, uniqueId, rank, cfg));
+        return created(code[0], comm[0], "ncclCommInitRankConfig", config, rank, nranks, device, strings);
+    }
+
+    @Override
+    public DriverComm initRankScalable(int nranks, int rank, List<byte[]> uniqueIds, int device, CommConfig config) {
+        lib.features.require("ncclCommInitRankScalable");
+        if (uniqueIds.isEmpty()) throw new InvalidArgumentException("initRankScalable needs at least one unique id");
+        byte[] ids = new byte[128 * uniqueIds.size()];
+        for (int i = 0; i < uniqueIds.size(); i++) {
+            checkId(uniqueIds.get(i));
+            System.arraycopy(uniqueIds.get(i), 0, ids, 128 * i, 128);
+        }
+        List<BytePointer> strings = ConfigLayout.newStringList();
+        byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
+        long[] comm = new long[1];
+        int[] code = new int[1];
+        onDevice(device, () -> code[0] = NativeApi.jn_comm_init_rank_scalable(lib.ctx, comm, nranks, rank, uniqueIds.size(), ids, cfg));
+        return created(code[0], comm[0], "ncclCommInitRankScalable", config, rank, nranks, device, strings);
+    }
+
+    private DriverComm created(int code, long comm, String what, CommConfig config, int rank, int nranks, int device,
+                               List<BytePointer> strings) {
+        // A non-blocking creation answers ncclInProgress; the engine polls the communicator until it is ready.
+        if (code != Errors.SUCCESS && !(code == Errors.IN_PROGRESS && !config.isBlocking())) {
+            throw lib.failure(code, what, comm);
+        }
+        return new NcclComm(this, comm, rank, nranks, device, !config.isBlocking(), strings);
+    }
+
+    private static void checkId(byte[] id) {
+        if (id == null || id.length != 128) throw new InvalidArgumentException("a unique id has 128 bytes");
+    }
+
+    @Override
+    public List<DriverComm> initAll(int[] devices) {
+        long[] comms = new long[devices.length];
+        lib.check(NativeApi.jn_comm_init_all(lib.ctx, comms, devices.length, devices.clone()), "ncclCommInitAll", 0);
+        List<DriverComm> out = new ArrayList<>(devices.length);
+        for (int i = 0; i < devices.length; i++) {
+            out.add(new NcclComm(this, comms[i], i, devices.length, devices[i], false, List.of()));
+        }
+        return List.copyOf(out);
+    }
+
+    // ---- operations
+
+    @Override
+    public void groupStart() {
+        lib.check(NativeApi.jn_group_start(lib.ctx), "ncclGroupStart", 0);
+        groups.get().depth++;
+    }
+
+    @Override
+    public void groupEnd() {
+        GroupState g = groups.get();
+        int code = NativeApi.jn_group_end(lib.ctx);
+        g.depth = Math.max(0, g.depth - 1);
+        if (g.depth > 0) {
+            if (code != Errors.IN_PROGRESS) lib.check(code, "ncclGroupEnd", 0);
+            return;
+        }
+        List<NcclComm> touched = g.nonBlocking;
+        try {
+            if (code == Errors.IN_PROGRESS) {
+                for (NcclComm c : touched) c.awaitNotInProgress("ncclGroupEnd");
+            } else {
+                lib.check(code, "ncclGroupEnd", touched.isEmpty() ? 0 : touched.get(0).handle());
+            }
+        } finally {
+            touched.clear();
+        }
+    }
+
+    @Override
+    public float groupSimulateEnd() {
+        lib.features.require("ncclGroupSimulateEnd");
+        float[] micros = new float[1];
+        GroupState g = groups.get();
+        int code = NativeApi.jn_group_simulate_end(lib.ctx, lib.version, micros);
+        g.depth = Math.max(0, g.depth - 1);
+        g.nonBlocking.clear();
+        lib.check(code, "ncclGroupSimulateEnd", 0);
+        return micros[0];
+    }
+
+    @Override
+    public void launch(DriverComm driverComm, Operation op, DriverStream stream) {
+        NcclComm comm = (NcclComm) driverComm;
+        long c = comm.handle();
+        long s = stream.handle();
+        long send = op.send() == null ? 0 : op.send().address();
+        long recv = op.recv() == null ? 0 : op.recv().address();
+        int type = op.type().code();
+        int red = op.op() == null ? 0 : op.op().code();
+        long count = op.count();
+        int code = switch (op.kind()) {
+            case ALL_REDUCE -> NativeApi.jn_all_reduce(lib.ctx, send, recv, count, type, red, c, s);
+            case BROADCAST -> NativeApi.jn_broadcast(lib.ctx, send, recv, count, type, op.peer(), c, s);
+            case REDUCE -> NativeApi.jn_reduce(lib.ctx, send, recv, count, type, red, op.peer(), c, s);
+            case ALL_GATHER -> NativeApi.jn_all_gather(lib.ctx, send, recv, count, type, c, s);
+            case REDUCE_SCATTER -> NativeApi.jn_reduce_scatter(lib.ctx, send, recv, count, type, red, c, s);
+            case GATHER -> {
+                lib.features.require("ncclGather");
+                yield NativeApi.jn_gather(lib.ctx, send, recv, count, type, op.peer(), c, s);
+            }
+            case SCATTER -> {
+                lib.features.require("ncclScatter");
+                yield NativeApi.jn_scatter(lib.ctx, send, recv, count, type, op.peer(), c, s);
+            }
+            case ALL_TO_ALL -> {
+                if (!lib.features.has("ncclAllToAll")) lib.features.require("ncclAlltoAll");
+                yield NativeApi.jn_all_to_all(lib.ctx, send, recv, count, type, c, s);
+            }
+            case ALL_TO_ALL_V -> {
+                lib.features.require("ncclAllToAllv");
+                long[][] v = Objects.requireNonNull(op.counts(), "allToAllv counts");
+                yield NativeApi.jn_all_to_allv(lib.ctx, send, v[0], v[1], recv, v[2], v[3], type, c, s);
+            }
+            case ALL_REDUCE_WITH_BIAS -> {
+                lib.features.require("ncclAllReduceWithBias");
+                long bias = Objects.requireNonNull(op.bias(), "bias").address();
+                yield NativeApi.jn_all_reduce_with_bias(lib.ctx, send, recv, count, type, red, c, s, bias);
+            }
+            case SEND -> NativeApi.jn_send(lib.ctx, send, count, type, op.peer(), c, s);
+            case RECV -> NativeApi.jn_recv(lib.ctx, recv, count, type, op.peer(), c, s);
+        };
+        finish(comm, code, op.kind().method());
+    }
+
+    /** Accepts success; on a non-blocking communicator waits out ncclInProgress (or defers that to the group's end). */
+    private void finish(NcclComm comm, int code, String what) {
+        if (comm.nonBlocking()) {
+            GroupState g = groups.get();
+            if (g.depth > 0) {
+                if (!g.nonBlocking.contains(comm)) g.nonBlocking.add(comm);
+                if (code == Errors.IN_PROGRESS) return;
+            } else if (code == Errors.IN_PROGRESS) {
+                comm.awaitNotInProgress(what);
+                return;
+            }
+        }
+        comm.check(code, what);
+    }
+
+    @Override
+    public @Nullable String rejects(DataType type, ReduceOp op) {
+        if (type == DataType.BFLOAT16 && lib.kind == BackendKind.NCCL && lib.version < 21000) {
+            return "bfloat16 needs NCCL 2.10 or newer; loaded " + LibraryVersions.format(lib.version);
+        }
+        if (type.isFloat8()) {
+            if (lib.version < 22400) {
+                return type + " needs " + (lib.kind == BackendKind.RCCL ? "RCCL" : "NCCL") + " 2.24 or newer; loaded "
+                        + LibraryVersions.format(lib.version);
+            }
+            if (lib.kind == BackendKind.NCCL && !allDevicesHaveFp8()) {
+                return type + " needs GPUs of compute capability 9.0 or newer";
+            }
+        }
+        return null;
+    }
+
+    private boolean allDevicesHaveFp8() {
+        Boolean known = allDevicesHaveFp8;
+        if (known != null) return known;
+        boolean all = true;
+        for (int d = 0; d < deviceCount(); d++) all &= attribute(CUDA_ATTR_COMPUTE_MAJOR, d) >= 9;
+        allDevicesHaveFp8 = all;
+        return all;
+    }
+
+    @Override
+    public @Nullable String resultString(int code) {
+        return lib.resultString(code);
+    }
+
+    private void checkDevice(int device) {
+        int n = deviceCount();
+        if (device < 0 || device >= n) throw new InvalidArgumentException("device " + device + " out of range (" + n + " device(s))");
+    }
+
+    private static String cString(byte[] bytes) {
+        int n = 0;
+        while (n < bytes.length && bytes[n] != 0) n++;
+        return new String(bytes, 0, n, StandardCharsets.UTF_8);
+    }
+
+    /** Parks briefly between polls of a non-blocking call: spin first, then sleep up to 100 µs. */
+    static void backoff(int round) {
+        if (round < 100) {
+            Thread.onSpinWait();
+        } else if (round < 200) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(Math.min(100_000L, 1_000L * (round - 199)));
+        }
+    }
+
+    /** The current thread's group nesting and the non-blocking communicators launched in it. */
+    private static final class GroupState {
+        int depth;
+        final List<NcclComm> nonBlocking = new ArrayList<>(4);
+    }
+}

@@ -1,0 +1,224 @@
+/*
+ * A fake NCCL for the native layer's contract tests. It logs every call's arguments (see stub_log.h) and behaves
+ * just enough for the driver: communicators are small structs, counts 1001..1006 make an operation fail with
+ * result 1..6, a non-blocking communicator answers ncclInProgress and needs two ncclCommGetAsyncError polls.
+ *
+ * STUB_VERSION sets ncclGetVersion; STUB_MINIMAL leaves the optional functions out, as an old library would.
+ */
+#include "stub_log.h"
+#include <limits.h>
+
+#ifndef STUB_VERSION
+#define STUB_VERSION 22809
+#endif
+
+typedef struct { char internal[128]; } stub_id;
+typedef struct { int rank; int nranks; int device; int nonblocking; int pending; } stub_comm;
+static int next_op = 5;
+static stub_comm* group_nonblocking[16];
+static int group_count = 0;
+static int group_depth = 0;
+
+static stub_comm* new_comm(int rank, int nranks, int device, int nonblocking) {
+    stub_comm* c = (stub_comm*) calloc(1, sizeof(stub_comm));
+    c->rank = rank;
+    c->nranks = nranks;
+    c->device = device;
+    c->nonblocking = nonblocking;
+    c->pending = nonblocking ? 2 : 0;
+    return c;
+}
+
+/* The config's bytes as the caller laid them out (its own size field says how many), and commName's text. */
+static void log_config(const char* what, const void* config) {
+    if (config == NULL) {
+        stub_log("%s config=null", what);
+        return;
+    }
+    size_t size;
+    memcpy(&size, config, sizeof(size));
+    const char* name = NULL;
+    if (size >= 56) memcpy(&name, (const char*) config + 48, sizeof(name));
+    stub_log("%s config=%s commName=%s", what, stub_hex(config, size), name ? name : "null");
+}
+
+static int config_nonblocking(const void* config) {
+    int blocking;
+    if (config == NULL) return 0;
+    memcpy(&blocking, (const char*) config + 16, sizeof(blocking));
+    return blocking == 0;
+}
+
+/* Result for an operation: counts 1001..1006 fail; non-blocking outside a group is in progress. */
+static int op_result(size_t count, stub_comm* c) {
+    if (count >= 1001 && count <= 1006) return (int) (count - 1000);
+    if (c != NULL && c->nonblocking) {
+        if (group_depth > 0) {
+            if (group_count < 16) group_nonblocking[group_count++] = c;
+            return 0;
+        }
+        c->pending = 2;
+        return 7;
+    }
+    return 0;
+}
+
+int ncclGetVersion(int* v) { *v = STUB_VERSION; return 0; }
+const char* ncclGetErrorString(int code) {
+    static char text[64];
+    snprintf(text, sizeof(text), "stub error string %d", code);
+    return text;
+}
+const char* ncclGetLastError(void* comm) { (void) comm; return "stub last error"; }
+int ncclGetUniqueId(stub_id* id) {
+    for (int i = 0; i < 128; i++) id->internal[i] = (char) (i * 7 + 1);
+    stub_log("ncclGetUniqueId");
+    return 0;
+}
+int ncclCommInitRankConfig(stub_comm** comm, int nranks, stub_id id, int rank, void* config) {
+    stub_log("ncclCommInitRankConfig nranks=%d rank=%d id=%s", nranks, rank, stub_hex(&id, 128));
+    log_config("ncclCommInitRankConfig", config);
+    if (rank == 99) return 4;
+    *comm = new_comm(rank, nranks, 0, config_nonblocking(config));
+    return (*comm)->nonblocking ? 7 : 0;
+}
+int ncclCommInitAll(stub_comm** comms, int ndev, const int* devices) {
+    for (int i = 0; i < ndev; i++) {
+        stub_log("ncclCommInitAll ndev=%d device[%d]=%d", ndev, i, devices[i]);
+        comms[i] = new_comm(i, ndev, devices[i], 0);
+    }
+    return 0;
+}
+int ncclCommGetAsyncError(stub_comm* c, int* result) {
+    stub_log("ncclCommGetAsyncError comm=%p pending=%d", (void*) c, c->pending);
+    if (c->pending > 0) {
+        c->pending--;
+        *result = 7;
+    } else {
+        *result = 0;
+    }
+    return 0;
+}
+int ncclCommCount(stub_comm* c, int* n) { *n = c->nranks; return 0; }
+int ncclCommCuDevice(stub_comm* c, int* d) { *d = c->device; return 0; }
+int ncclCommUserRank(stub_comm* c, int* r) { *r = c->rank; return 0; }
+int ncclCommFinalize(stub_comm* c) { stub_log("ncclCommFinalize comm=%p", (void*) c); return 0; }
+int ncclCommDestroy(stub_comm* c) { stub_log("ncclCommDestroy comm=%p", (void*) c); return 0; }
+int ncclCommAbort(stub_comm* c) { stub_log("ncclCommAbort comm=%p", (void*) c); return 0; }
+int ncclCommSplit(stub_comm* c, int color, int key, stub_comm** out, void* config) {
+    stub_log("ncclCommSplit comm=%p color=%d key=%d", (void*) c, color, key);
+    log_config("ncclCommSplit", config);
+    *out = color == -1 ? NULL : new_comm(key, 1, c->device, config ? config_nonblocking(config) : c->nonblocking);
+    return 0;
+}
+int ncclCommRegister(stub_comm* c, void* buffer, size_t size, void** handle) {
+    stub_log("ncclCommRegister comm=%p buffer=%p bytes=%zu", (void*) c, buffer, size);
+    *handle = (void*) 0x1234;
+    return 0;
+}
+int ncclCommDeregister(stub_comm* c, void* handle) { stub_log("ncclCommDeregister comm=%p handle=%p", (void*) c, handle); return 0; }
+int ncclRedOpCreatePreMulSum(int* op, void* scalar, int type, int residence, stub_comm* c) {
+    static const int sizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+    if (residence == 1) {
+        stub_log("ncclRedOpCreatePreMulSum type=%d residence=1 scalar=%s comm=%p", type, stub_hex(scalar, sizes[type]), (void*) c);
+    } else {
+        stub_log("ncclRedOpCreatePreMulSum type=%d residence=%d scalar=%p comm=%p", type, residence, scalar, (void*) c);
+    }
+    *op = next_op++;
+    return 0;
+}
+int ncclRedOpDestroy(int op, stub_comm* c) { stub_log("ncclRedOpDestroy op=%d comm=%p", op, (void*) c); return 0; }
+
+int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, stub_comm* c, void* st) {
+    stub_log("ncclAllReduce send=%p recv=%p count=%zu type=%d op=%d comm=%p stream=%p", s, r, n, t, op, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclBroadcast(const void* s, void* r, size_t n, int t, int root, stub_comm* c, void* st) {
+    stub_log("ncclBroadcast send=%p recv=%p count=%zu type=%d root=%d comm=%p stream=%p", s, r, n, t, root, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclReduce(const void* s, void* r, size_t n, int t, int op, int root, stub_comm* c, void* st) {
+    stub_log("ncclReduce send=%p recv=%p count=%zu type=%d op=%d root=%d comm=%p stream=%p", s, r, n, t, op, root, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclAllGather(const void* s, void* r, size_t n, int t, stub_comm* c, void* st) {
+    stub_log("ncclAllGather send=%p recv=%p count=%zu type=%d comm=%p stream=%p", s, r, n, t, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclReduceScatter(const void* s, void* r, size_t n, int t, int op, stub_comm* c, void* st) {
+    stub_log("ncclReduceScatter send=%p recv=%p count=%zu type=%d op=%d comm=%p stream=%p", s, r, n, t, op, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclSend(const void* s, size_t n, int t, int peer, stub_comm* c, void* st) {
+    stub_log("ncclSend send=%p count=%zu type=%d peer=%d comm=%p stream=%p", s, n, t, peer, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclRecv(void* r, size_t n, int t, int peer, stub_comm* c, void* st) {
+    stub_log("ncclRecv recv=%p count=%zu type=%d peer=%d comm=%p stream=%p", r, n, t, peer, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclGroupStart(void) { group_depth++; stub_log("ncclGroupStart"); return 0; }
+int ncclGroupEnd(void) {
+    stub_log("ncclGroupEnd");
+    if (--group_depth > 0) return 0;
+    int result = group_count > 0 ? 7 : 0;
+    for (int i = 0; i < group_count; i++) group_nonblocking[i]->pending = 2;
+    group_count = 0;
+    return result;
+}
+
+#ifndef STUB_MINIMAL
+int ncclCommInitRankScalable(stub_comm** comm, int nranks, int rank, int nId, stub_id* ids, void* config) {
+    stub_log("ncclCommInitRankScalable nranks=%d rank=%d nId=%d ids=%s", nranks, rank, nId, stub_hex(ids, 128 * (size_t) nId));
+    log_config("ncclCommInitRankScalable", config);
+    *comm = new_comm(rank, nranks, 0, config_nonblocking(config));
+    return (*comm)->nonblocking ? 7 : 0;
+}
+int ncclCommShrink(stub_comm* c, int* excluded, int count, stub_comm** out, void* config, int flags) {
+    char list[256] = "";
+    for (int i = 0; i < count; i++) sprintf(list + strlen(list), "%s%d", i ? "," : "", excluded[i]);
+    stub_log("ncclCommShrink comm=%p excluded=%s count=%d flags=%d", (void*) c, list, count, flags);
+    log_config("ncclCommShrink", config);
+    *out = new_comm(0, c->nranks - count, c->device, 0);
+    return 0;
+}
+int ncclMemAlloc(void** p, size_t n) { *p = malloc(n); stub_log("ncclMemAlloc bytes=%zu ptr=%p", n, *p); return 0; }
+int ncclMemFree(void* p) { stub_log("ncclMemFree ptr=%p", p); free(p); return 0; }
+typedef struct { size_t size; unsigned magic; unsigned version; float estimatedTime; } stub_sim_info;
+int ncclGroupSimulateEnd(stub_sim_info* info) {
+    group_depth--;
+    group_count = 0;
+    stub_log("ncclGroupSimulateEnd size=%zu magic=%x version=%u", info->size, info->magic, info->version);
+    info->estimatedTime = 12.5f;
+    return 0;
+}
+int ncclGather(const void* s, void* r, size_t n, int t, int root, stub_comm* c, void* st) {
+    stub_log("ncclGather send=%p recv=%p count=%zu type=%d root=%d comm=%p stream=%p", s, r, n, t, root, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclScatter(const void* s, void* r, size_t n, int t, int root, stub_comm* c, void* st) {
+    stub_log("ncclScatter send=%p recv=%p count=%zu type=%d root=%d comm=%p stream=%p", s, r, n, t, root, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclAlltoAll(const void* s, void* r, size_t n, int t, stub_comm* c, void* st) {
+    stub_log("ncclAlltoAll send=%p recv=%p count=%zu type=%d comm=%p stream=%p", s, r, n, t, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclAllToAllv(const void* s, const size_t* sc, const size_t* sd, void* r, const size_t* rc, const size_t* rd, int t,
+                  stub_comm* c, void* st) {
+    char text[512] = "";
+    for (int i = 0; i < c->nranks; i++) {
+        sprintf(text + strlen(text), "%s%zu/%zu/%zu/%zu", i ? "," : "", sc[i], sd[i], rc[i], rd[i]);
+    }
+    stub_log("ncclAllToAllv send=%p recv=%p counts=%s type=%d comm=%p stream=%p", s, r, text, t, (void*) c, st);
+    return 0;
+}
+int ncclAllReduceWithBias(const void* s, void* r, size_t n, int t, int op, stub_comm* c, void* st, const void* bias) {
+    stub_log("ncclAllReduceWithBias send=%p recv=%p count=%zu type=%d op=%d comm=%p stream=%p bias=%p", s, r, n, t, op, (void*) c, st, bias);
+    return op_result(n, c);
+}
+int ncclCommSuspend(stub_comm* c, int flags) { stub_log("ncclCommSuspend comm=%p flags=%d", (void*) c, flags); return 0; }
+int ncclCommResume(stub_comm* c) { stub_log("ncclCommResume comm=%p", (void*) c); return 0; }
+int ncclCommMemStats(stub_comm* c, int stat, unsigned long long* value) { (void) c; *value = 1000 + stat; return 0; }
+int ncclCommRevoke(stub_comm* c, int flags) { stub_log("ncclCommRevoke comm=%p flags=%d", (void*) c, flags); return 0; }
+#endif

@@ -1,0 +1,68 @@
+package org.jccl.core.nccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.jccl.core.Buffer;
+import org.jccl.core.CommConfig;
+import org.jccl.core.DataType;
+import org.jccl.core.Operation;
+import org.jccl.core.ReduceOp;
+import org.jccl.core.TestBuffers;
+import org.jccl.core.error.UnsupportedFeatureException;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.MemoryKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A library built without the optional functions: each use is an UnsupportedFeatureException, never a crash. */
+class MissingFeaturesTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void optionalFunctionsAbsentFromAnOldLibraryAreReportedWithTheirFirstVersion() {
+        StubLibraries stubs = StubLibraries.build(dir, 22204, true);
+        NcclDriver driver = stubs.open();
+        assertFalse(driver.features().has("ncclCommShrink"));
+        assertTrue(driver.features().has("ncclAllReduce"));
+        DriverComm comm = driver.initRank(2, driver.newUniqueId(), 0, 0, CommConfig.DEFAULT);
+        DriverStream stream = driver.createStream(0);
+        Buffer a = TestBuffers.wrap(driver, driver.allocate(0, 64, MemoryKind.DEVICE));
+        stubs.ncclCalls();
+
+        expectMissing(stubs, "ncclCommShrink", "NCCL 2.27.0", () -> comm.shrink(new int[] {1}, CommConfig.DEFAULT, false));
+        expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.launch(comm, Operation.gather(a, a, 1, DataType.INT8, 0), stream));
+        expectMissing(stubs, "ncclScatter", "NCCL 2.28.0", () -> driver.launch(comm, Operation.scatter(a, a, 1, DataType.INT8, 0), stream));
+        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.launch(comm, Operation.allToAll(a, a, 1, DataType.INT8), stream));
+        expectMissing(stubs, "ncclAllToAllv", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm,
+                Operation.allToAllv(a, new long[2], new long[2], a, new long[2], new long[2], DataType.INT8), stream));
+        expectMissing(stubs, "ncclAllReduceWithBias", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm,
+                Operation.allReduceWithBias(a, a, 1, DataType.INT8, ReduceOp.SUM, a), stream));
+        expectMissing(stubs, "ncclGroupSimulateEnd", "NCCL 2.22.0", driver::groupSimulateEnd);
+        expectMissing(stubs, "ncclCommInitRankScalable", "NCCL 2.23.0",
+                () -> driver.initRankScalable(2, 0, List.of(new byte[128]), 0, CommConfig.DEFAULT));
+        expectMissing(stubs, "ncclMemAlloc", "NCCL 2.19.0", () -> driver.allocate(0, 64, MemoryKind.COMMUNICATION));
+        expectMissing(stubs, "ncclCommSuspend", "NCCL 2.29.0", () -> comm.suspend(0));
+        expectMissing(stubs, "ncclCommResume", LibraryVersions.RCCL_ONLY, comm::resume);
+        expectMissing(stubs, "ncclCommMemStats", LibraryVersions.RCCL_ONLY, comm::memStats);
+        a.close();
+        stream.destroy();
+        comm.destroy();
+    }
+
+    private static void expectMissing(StubLibraries stubs, String function, String firstVersion, Executable call) {
+        UnsupportedFeatureException e = assertThrows(UnsupportedFeatureException.class, call);
+        assertEquals(function, e.function());
+        assertTrue(e.getMessage().contains(stubs.nccl.toString()), e.getMessage());
+        assertTrue(e.getMessage().contains("NCCL 2.22.4"), e.getMessage());
+        assertTrue(e.getMessage().contains(firstVersion), e.getMessage());
+        assertTrue(stubs.ncclCalls().stream().noneMatch(l -> l.startsWith(function)), "nothing called");
+    }
+}
