@@ -105,6 +105,8 @@ final class ClientConnection extends SimpleChannelInboundHandler<Frame> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+        // Frames decoded behind a bad one arrive after close() began: ignore them.
+        if (!ctx.channel().isActive()) return;
         PayloadReader in = new PayloadReader(frame.payload());
         switch (frame.type()) {
             case CHALLENGE -> {
@@ -130,6 +132,8 @@ final class ClientConnection extends SimpleChannelInboundHandler<Frame> {
                             + " could not prove it holds the secret", ErrorCode.AUTHENTICATION_FAILED));
                     return;
                 }
+                FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+                if (decoder != null) decoder.admit();
                 long interval = options.heartbeatInterval().toNanos();
                 heartbeats = ctx.executor().scheduleAtFixedRate(
                         () -> ctx.writeAndFlush(Frame.empty(MessageType.HEARTBEAT, 0)), interval, interval,

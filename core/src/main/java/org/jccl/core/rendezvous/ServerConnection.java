@@ -33,6 +33,8 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     private boolean joined;
     private int rank = RendezvousOptions.NO_RANK;
     private boolean leftCleanly;
+    /** Set when this connection is being closed for a fault: frames already decoded behind the bad one are dropped. */
+    private boolean closing;
 
     ServerConnection(ServerState state, byte[] secret, Duration handshakeTimeout) {
         this.state = state;
@@ -53,6 +55,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+        if (closing || !ctx.channel().isActive()) return;
         if (!joined) {
             if (frame.type() != MessageType.JOIN) throw new MalformedFrameException(frame.type() + " before JOIN");
             join(ctx, frame);
@@ -187,12 +190,15 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         if (handshakeTimer != null) handshakeTimer.cancel(false);
         joined = true;
         rank = claimedRank;
+        FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+        if (decoder != null) decoder.admit();
         state.admit(ch);
         byte[] serverProof = Handshake.serverProof(secret, serverNonce, clientNonce, claimedRank);
         ch.writeAndFlush(Frame.of(MessageType.JOINED, 0, new PayloadWriter().raw(serverProof)));
     }
 
-    private static void refuse(Channel ch, ErrorCode code, String message) {
+    private void refuse(Channel ch, ErrorCode code, String message) {
+        closing = true;
         ch.writeAndFlush(errorFrame(0, code, message)).addListener(ChannelFutureListener.CLOSE);
     }
 
@@ -233,6 +239,8 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (closing) return;
+        closing = true;
         LOG.warn("rendezvous: closing {} (rank {}): {}", ctx.channel().remoteAddress(), rank, cause.toString());
         ctx.close();
     }

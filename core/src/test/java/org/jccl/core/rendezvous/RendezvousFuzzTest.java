@@ -91,6 +91,17 @@ class RendezvousFuzzTest {
         assertStoreUnchangedAndServing();
     }
 
+    @Test
+    void beforeJoiningEvenAModerateFrameIsTooLarge() throws IOException {
+        try (RawPeer peer = new RawPeer(server.address())) {
+            peer.expect(MessageType.CHALLENGE);
+            // Far below the 64 KiB limit of admitted peers, above the handshake's 1 KiB: refused on its header alone.
+            peer.writeRaw(ByteBuffer.allocate(4).putInt(2000).array());
+            assertTrue(peer.closedByServer());
+        }
+        assertStoreUnchangedAndServing();
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {-1, Integer.MIN_VALUE, Integer.MAX_VALUE, 0, 3})
     void impossibleLengthsCloseTheConnection(int length) throws IOException {
@@ -111,6 +122,23 @@ class RendezvousFuzzTest {
             byte[] cut = new byte[whole.length - 3]; // the value's length field now points past the end
             System.arraycopy(whole, 0, cut, 0, cut.length);
             peer.writeFrame(MessageType.SET, 7, cut);
+            assertTrue(peer.closedByServer());
+        }
+        assertStoreUnchangedAndServing();
+    }
+
+    @Test
+    void framesBehindABadOneInTheSameWriteAreNotApplied() throws IOException {
+        try (RawPeer peer = new RawPeer(server.address())) {
+            assertEquals(MessageType.JOINED, peer.join(TestServers.SECRET_BYTES, 1, 4).type());
+            // Well framed but with a malformed payload (a DELETE without its key), so only the handler sees the fault.
+            byte[] bad = RawPeer.frameBytes(MessageType.DELETE.code, 1, new byte[] {0});
+            byte[] good = RawPeer.frameBytes(MessageType.SET.code, 2,
+                    new PayloadWriter().string("after-bad").bytes(new byte[] {1}).toByteArray());
+            byte[] both = new byte[bad.length + good.length];
+            System.arraycopy(bad, 0, both, 0, bad.length);
+            System.arraycopy(good, 0, both, bad.length, good.length);
+            peer.writeRaw(both);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
