@@ -55,7 +55,8 @@ final class ClientConnection extends SimpleChannelInboundHandler<Frame> {
      * Sends a request and returns its raw answer, completed on the event loop. Fails if the connection is gone, the
      * server answers ERROR, or no answer comes within guard.
      */
-    CompletableFuture<Frame> request(MessageType type, PayloadWriter payload, Duration guard) {
+    CompletableFuture<Frame> request(MessageType type, PayloadWriter payload, Duration requestedGuard) {
+        Duration guard = Waiting.capped(requestedGuard);
         CompletableFuture<Frame> answer = new CompletableFuture<>();
         Channel ch = channel;
         if (ch == null || !ch.isActive()) {

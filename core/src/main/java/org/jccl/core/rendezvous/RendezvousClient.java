@@ -434,7 +434,7 @@ public final class RendezvousClient implements AutoCloseable {
     private static long millis(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || timeout.isZero()) throw new InvalidArgumentException("timeout must be positive, not " + timeout);
-        return Math.max(1, timeout.toMillis());
+        return Math.max(1, Waiting.capped(timeout).toMillis());
     }
 
     private static byte[] readValue(Frame f) {

@@ -9,12 +9,20 @@ import java.util.concurrent.TimeoutException;
 
 /** How the blocking twins wait: bounded, with the cause unwrapped into a {@link RendezvousException}. */
 final class Waiting {
+    /** The longest wait anything here schedules: longer ones are shortened to it, so no duration arithmetic overflows. */
+    static final Duration LONGEST = Duration.ofDays(30);
+
     private Waiting() {
+    }
+
+    /** The duration, or {@link #LONGEST} if it is longer. */
+    static Duration capped(Duration d) {
+        return d.compareTo(LONGEST) > 0 ? LONGEST : d;
     }
 
     static <T> T await(CompletableFuture<T> future, Duration timeout, String what) {
         try {
-            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return future.get(capped(timeout).toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             future.cancel(false);

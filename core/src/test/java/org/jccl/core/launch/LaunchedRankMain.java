@@ -21,6 +21,7 @@ public final class LaunchedRankMain {
     private LaunchedRankMain() {
     }
 
+    /** Runs one rank in the mode args[0] names. */
     public static void main(String[] args) {
         String mode = args.length == 0 ? "exchange" : args[0];
         try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {

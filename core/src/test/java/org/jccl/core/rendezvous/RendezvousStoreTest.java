@@ -59,6 +59,13 @@ class RendezvousStoreTest {
     }
 
     @Test
+    void hugeTimeoutsAreAccepted() throws Exception {
+        CompletableFuture<byte[]> pending = clients.get(1).get("patient", Duration.ofDays(1_000_000));
+        clients.get(0).setNow("patient", utf8("worth it"));
+        assertArrayEquals(utf8("worth it"), pending.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
     void getTimesOutWhenNobodySets() {
         RendezvousTimeoutException e = assertThrows(RendezvousTimeoutException.class,
                 () -> clients.get(0).getNow("never", SHORT));
