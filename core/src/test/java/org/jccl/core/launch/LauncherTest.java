@@ -1,6 +1,5 @@
 package org.jccl.core.launch;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,11 +56,15 @@ class LauncherTest {
     @Test
     void theSecretComesFromTheSecretFileAndNeverFromTheCommandLine(@TempDir Path dir) throws Exception {
         Path secretFile = dir.resolve("secret");
-        Files.writeString(secretFile, "a-secret-from-a-file-0123456789\n");
+        String secret = "a-secret-from-a-file-0123456789";
+        Files.writeString(secretFile, secret + "\n");
         int code = Launcher.run(List.of("--nproc", "2", "--secret-file", secretFile.toString(), "--",
                 LaunchedRankMain.class.getName(), "exchange"), out, err);
         assertEquals(0, code, () -> "stdout:\n" + out() + "\nstderr:\n" + err());
         assertTrue(out().contains("[rank 1] read [hello from 0, hello from 1]"), out());
+        assertTrue(out().lines().anyMatch(l -> l.startsWith("[rank 0] command line: ")
+                && l.contains(LaunchedRankMain.class.getName())), "the rank saw its real command line:\n" + out());
+        assertTrue(!out().contains(secret) && !err().contains(secret), "the secret appears on no command line or output");
     }
 
     @Test

@@ -99,6 +99,25 @@ class RendezvousSecurityTest {
     }
 
     @Test
+    void aPortInUseFailsToBindWithAClearError() {
+        RendezvousOptions same = TestServers.serverOptions().port(server.port()).build();
+        RendezvousException e = assertThrows(RendezvousException.class, () -> RendezvousServer.bindNow(same));
+        assertTrue(e.getMessage().contains("cannot listen on"), e.getMessage());
+    }
+
+    @Test
+    void anUnreachableServerFailsTheConnectAfterItsTimeout() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        RendezvousOptions options = TestServers.serverOptions().port(closedPort).rank(0)
+                .timeout(Duration.ofMillis(600)).build();
+        RendezvousException e = assertThrows(RendezvousException.class, () -> RendezvousClient.connectNow(options));
+        assertTrue(e.getMessage().contains("cannot reach"), e.getMessage());
+    }
+
+    @Test
     void optionsRefuseWeakOrMissingSecretsAndBadCombinations() {
         assertThrows(InvalidArgumentException.class, () -> RendezvousOptions.builder().build());
         assertThrows(InvalidArgumentException.class, () -> RendezvousOptions.builder().secret("short").build());
