@@ -45,9 +45,63 @@ public final class JcclSettings {
     /** How long a host-backend rank waits in {@code initRank}, split or shrink for the other ranks to arrive. */
     public static final Setting HOST_INIT_TIMEOUT = new Setting("jccl.host.initTimeout", "JCCL_HOST_INIT_TIMEOUT", "5m");
 
+
+    // Rendezvous (org.jccl.core.rendezvous). Each JCCL_* key wins over the unprefixed variable that torchrun
+    // and MPI launchers set, so a jccl job can run under those launchers unchanged.
+    /** The rendezvous server's host or address; falls back to {@link #MASTER_ADDR}, then {@code 127.0.0.1}. */
+    public static final Setting JCCL_MASTER_ADDR = new Setting("jccl.masterAddr", "JCCL_MASTER_ADDR", "");
+    /** The conventional (torchrun) variable for the rendezvous server's host. */
+    public static final Setting MASTER_ADDR = new Setting("MASTER_ADDR", "MASTER_ADDR", "127.0.0.1");
+    /** The rendezvous server's TCP port; falls back to {@link #MASTER_PORT}, then {@code 29500}. */
+    public static final Setting JCCL_MASTER_PORT = new Setting("jccl.masterPort", "JCCL_MASTER_PORT", "");
+    /** The conventional variable for the rendezvous server's port. */
+    public static final Setting MASTER_PORT = new Setting("MASTER_PORT", "MASTER_PORT", "29500");
+    /** This process's global rank; falls back to {@link #RANK}. */
+    public static final Setting JCCL_RANK = new Setting("jccl.rank", "JCCL_RANK", "");
+    /** The conventional variable for this process's global rank. */
+    public static final Setting RANK = new Setting("RANK", "RANK", "");
+    /** The number of ranks in the job; falls back to {@link #WORLD_SIZE}. */
+    public static final Setting JCCL_WORLD_SIZE = new Setting("jccl.worldSize", "JCCL_WORLD_SIZE", "");
+    /** The conventional variable for the number of ranks. */
+    public static final Setting WORLD_SIZE = new Setting("WORLD_SIZE", "WORLD_SIZE", "");
+    /** This process's rank on its host (which GPU it uses); falls back to {@link #LOCAL_RANK}. */
+    public static final Setting JCCL_LOCAL_RANK = new Setting("jccl.localRank", "JCCL_LOCAL_RANK", "");
+    /** The conventional variable for the rank on this host. */
+    public static final Setting LOCAL_RANK = new Setting("LOCAL_RANK", "LOCAL_RANK", "");
+    /**
+     * The shared secret that admits a process to the rendezvous (at least 16 characters). Prefer the environment
+     * variable or {@link #RENDEZVOUS_SECRET_FILE}: a system property shows on the command line. Never logged.
+     */
+    public static final Setting RENDEZVOUS_SECRET = new Setting("jccl.rendezvous.secret", "JCCL_RENDEZVOUS_SECRET", "");
+    /** A file whose content (trimmed) is the shared secret; used when {@link #RENDEZVOUS_SECRET} is not set. */
+    public static final Setting RENDEZVOUS_SECRET_FILE =
+            new Setting("jccl.rendezvous.secretFile", "JCCL_RENDEZVOUS_SECRET_FILE", "");
+    /** The address a rendezvous server listens on; loopback unless set (e.g. {@code 0.0.0.0} or an interface's address). */
+    public static final Setting RENDEZVOUS_BIND = new Setting("jccl.rendezvous.bind", "JCCL_RENDEZVOUS_BIND", "127.0.0.1");
+    /** Who hosts the store: {@code rank0} (rank 0 starts the server) or {@code external} (a launcher or service does). */
+    public static final Setting RENDEZVOUS_SERVER = new Setting("jccl.rendezvous.server", "JCCL_RENDEZVOUS_SERVER", "rank0");
+    /** The default timeout of rendezvous operations and of connecting. */
+    public static final Setting RENDEZVOUS_TIMEOUT = new Setting("jccl.rendezvous.timeout", "JCCL_RENDEZVOUS_TIMEOUT", "5m");
+    /** How often clients send a heartbeat. */
+    public static final Setting RENDEZVOUS_HEARTBEAT =
+            new Setting("jccl.rendezvous.heartbeat", "JCCL_RENDEZVOUS_HEARTBEAT", "5s");
+    /** Silence after which a rank is declared dead by the server, and the server by a client. */
+    public static final Setting RENDEZVOUS_DEAD_AFTER =
+            new Setting("jccl.rendezvous.deadAfter", "JCCL_RENDEZVOUS_DEAD_AFTER", "30s");
+    /** How long a new connection may take to authenticate before the server closes it. */
+    public static final Setting RENDEZVOUS_HANDSHAKE_TIMEOUT =
+            new Setting("jccl.rendezvous.handshakeTimeout", "JCCL_RENDEZVOUS_HANDSHAKE_TIMEOUT", "10s");
+    /** The largest frame (bytes) either side accepts; a larger one closes the connection. */
+    public static final Setting RENDEZVOUS_MAX_FRAME =
+            new Setting("jccl.rendezvous.maxFrameBytes", "JCCL_RENDEZVOUS_MAX_FRAME_BYTES", "1048576");
+
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, HOST_INIT_TIMEOUT);
+            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, HOST_INIT_TIMEOUT,
+            JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
+            JCCL_LOCAL_RANK, LOCAL_RANK, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
+            RENDEZVOUS_TIMEOUT, RENDEZVOUS_HEARTBEAT, RENDEZVOUS_DEAD_AFTER, RENDEZVOUS_HANDSHAKE_TIMEOUT,
+            RENDEZVOUS_MAX_FRAME);
 
     private JcclSettings() {
     }
@@ -77,7 +131,11 @@ public final class JcclSettings {
     public static void logOnce(String backendLine) {
         if (!LOGGED.compareAndSet(false, true)) return;
         StringBuilder sb = new StringBuilder("jccl: ").append(backendLine);
-        for (Setting s : ALL) sb.append("\n  ").append(s.property()).append(" = ").append(s.value());
+        for (Setting s : ALL) {
+            // The secret admits processes to the job: say only whether it is set.
+            String shown = s == RENDEZVOUS_SECRET ? (s.isSet() ? "<set>" : "<not set>") : s.value();
+            sb.append("\n  ").append(s.property()).append(" = ").append(shown);
+        }
         LOG.info(sb.toString());
     }
 
