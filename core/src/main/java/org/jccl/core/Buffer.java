@@ -75,18 +75,28 @@ public final class Buffer implements AutoCloseable {
         return offset;
     }
 
-    /** Copies {@code src}'s remaining bytes into this buffer at {@code at}; synchronous. */
+    /**
+     * Copies {@code src}'s remaining bytes into this buffer at {@code at}; synchronous. Like a channel write, it
+     * advances {@code src}'s position past the bytes copied.
+     */
     public void write(long at, ByteBuffer src) {
         Objects.requireNonNull(src, "src");
-        checkRange(at, src.remaining());
-        driver.write(block, offset + at, src);
+        int n = src.remaining();
+        checkRange(at, n);
+        driver.write(block, offset + at, src.duplicate());
+        src.position(src.position() + n);
     }
 
-    /** Fills {@code dst}'s remaining bytes from this buffer at {@code at}; synchronous. */
+    /**
+     * Fills {@code dst}'s remaining bytes from this buffer at {@code at}; synchronous. Like a channel read, it
+     * advances {@code dst}'s position past the bytes filled (flip it to read them).
+     */
     public void read(long at, ByteBuffer dst) {
         Objects.requireNonNull(dst, "dst");
-        checkRange(at, dst.remaining());
-        driver.read(block, offset + at, dst);
+        int n = dst.remaining();
+        checkRange(at, n);
+        driver.read(block, offset + at, dst.duplicate());
+        dst.position(dst.position() + n);
     }
 
     /** Whether this buffer (or the buffer it is a view of) was closed. */

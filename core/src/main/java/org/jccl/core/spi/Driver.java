@@ -39,10 +39,10 @@ public interface Driver {
 
     MemoryBlock allocate(int device, long bytes, MemoryKind kind);
 
-    /** Synchronous copy from host memory into a block. */
+    /** Synchronous copy of {@code src}'s remaining bytes into a block; the caller owns {@code src}'s position. */
     void write(MemoryBlock dst, long offset, ByteBuffer src);
 
-    /** Synchronous copy from a block into host memory. */
+    /** Synchronous copy from a block into {@code dst}'s remaining bytes; the caller owns {@code dst}'s position. */
     void read(MemoryBlock src, long offset, ByteBuffer dst);
 
     /** Copy between blocks, enqueued on {@code stream}. */
