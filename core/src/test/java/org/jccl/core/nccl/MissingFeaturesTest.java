@@ -52,6 +52,8 @@ class MissingFeaturesTest {
         expectMissing(stubs, "ncclCommSuspend", "NCCL 2.29.0", () -> comm.suspend(0));
         expectMissing(stubs, "ncclCommResume", LibraryVersions.RCCL_ONLY, comm::resume);
         expectMissing(stubs, "ncclCommMemStats", LibraryVersions.RCCL_ONLY, comm::memStats);
+        expectMissing(stubs, "ncclCommGrow", "NCCL 2.29.0", () -> comm.grow(4, null, CommConfig.DEFAULT));
+        expectMissing(stubs, "ncclCommGetUniqueId", "NCCL 2.29.0", comm::growUniqueId);
         a.close();
         stream.destroy();
         comm.destroy();

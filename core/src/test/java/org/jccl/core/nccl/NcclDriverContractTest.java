@@ -377,6 +377,18 @@ class NcclDriverContractTest {
         first.revoke(0);
         assertEquals("0", field(single(stubs.ncclCalls(), "ncclCommRevoke"), "flags"));
 
+        byte[] growId = first.growUniqueId();
+        assertEquals((byte) 127, growId[0]);
+        DriverComm grown = first.grow(4, growId, CommConfig.DEFAULT);
+        String grow = single(stubs.ncclCalls(), "ncclCommGrow comm");
+        assertEquals("4", field(grow, "nranks"));
+        assertEquals("-1", field(grow, "rank"));
+        assertEquals(HexFormat.of().formatHex(growId), field(grow, "id"));
+        assertEquals(4, grown.size());
+        comms.get(1).grow(4, null, CommConfig.DEFAULT);
+        assertEquals("null", field(single(stubs.ncclCalls(), "ncclCommGrow comm"), "id"), "only the id's maker passes it");
+        assertThrows(InvalidArgumentException.class, () -> first.grow(2, null, CommConfig.DEFAULT));
+
         first.finalizeComm();
         first.abort();
         List<String> end = stubs.ncclCalls();
@@ -408,6 +420,15 @@ class NcclDriverContractTest {
         assertEquals("ncclRedOpDestroy op=" + op + " comm=" + pointer(((NcclComm) comm).handle()), single(stubs.ncclCalls(), "ncclRedOpDestroy"));
         scalar.release();
         comm.destroy();
+    }
+
+    @Test
+    void runtimeErrorOneIsNotMistakenForPending() {
+        assertEquals(DriverConstants.EVENT_DONE, NcclDriver.eventStatus(0));
+        assertEquals(DriverConstants.EVENT_PENDING, NcclDriver.eventStatus(600));
+        assertEquals(NcclDriver.INVALID_VALUE_STATUS, NcclDriver.eventStatus(1));
+        assertEquals("stub cuda error 1", driver.runtimeErrorString(NcclDriver.INVALID_VALUE_STATUS));
+        assertEquals(719, NcclDriver.eventStatus(719));
     }
 
     @Test
