@@ -76,6 +76,7 @@ class NcclDriverContractTest {
         assertTrue(driver.features().has("ncclAlltoAll"));
         assertTrue(!driver.features().has("ncclPutSignal"), "the stub has no ncclPutSignal");
         assertEquals("stub error string 4", driver.resultString(4));
+        assertNull(driver.rejects(DataType.FLOAT8_E5M2, ReduceOp.MAX), "NCCL 2.28 on compute capability 9.0 has fp8");
     }
 
     @Test
@@ -110,6 +111,17 @@ class NcclDriverContractTest {
         byte[] got = new byte[6];
         back.get(0, got);
         assertArrayEquals(new byte[] {3, 4, 5, 6, 7, 8}, got);
+
+        ByteBuffer direct = ByteBuffer.allocateDirect(8);
+        direct.put(new byte[] {9, 9, 9, 21, 22, 23, 9, 9}).position(3).limit(6);
+        driver.write(device, 0, direct);
+        assertEquals(pointer(device.address()), field(single(stubs.runtimeCalls(), "cudaMemcpy "), "dst"));
+        ByteBuffer directBack = ByteBuffer.allocateDirect(5);
+        directBack.position(2);
+        driver.read(device, 0, directBack);
+        assertEquals(List.of(0, 0, 21, 22, 23), List.of(directBack.get(0) + 0, directBack.get(1) + 0, directBack.get(2) + 0,
+                directBack.get(3) + 0, directBack.get(4) + 0), "copied at the buffers' positions");
+        stubs.runtimeCalls();
 
         byte[] heapBack = new byte[6];
         driver.read(device, 10, ByteBuffer.wrap(heapBack));
