@@ -267,6 +267,22 @@ static int jn_comm_shrink(jn_long ctx, jn_long comm, int* excluded, int excluded
     return r;
 }
 
+/* ncclCommGetUniqueId: the id new ranks use to join this communicator through ncclCommGrow. */
+static int jn_comm_get_unique_id(jn_long ctx, jn_long comm, signed char* id) {
+    JN_GUARD_NCCL(ctx, ncclCommGetUniqueId);
+    return JN_CALL(ctx, ncclCommGetUniqueId, int (*)(jn_handle, jn_unique_id_t*))(JN_PTR(comm), (jn_unique_id_t*) id);
+}
+
+/* ncclCommGrow as an existing rank (rank -1); id is NULL except on the rank that made it. */
+static int jn_comm_grow(jn_long ctx, jn_long comm, int nranks, signed char* id, int rank, jn_long* newcomm, signed char* config) {
+    JN_GUARD_NCCL(ctx, ncclCommGrow);
+    jn_handle out = NULL;
+    int r = JN_CALL(ctx, ncclCommGrow, int (*)(jn_handle, int, const jn_unique_id_t*, int, jn_handle*, void*))(
+        JN_PTR(comm), nranks, (const jn_unique_id_t*) id, rank, &out, config);
+    *newcomm = JN_LONG(out);
+    return r;
+}
+
 static int jn_comm_suspend(jn_long ctx, jn_long comm, int flags) {
     JN_GUARD_NCCL(ctx, ncclCommSuspend);
     return JN_CALL(ctx, ncclCommSuspend, int (*)(jn_handle, int))(JN_PTR(comm), flags);

@@ -220,5 +220,16 @@ int ncclAllReduceWithBias(const void* s, void* r, size_t n, int t, int op, stub_
 int ncclCommSuspend(stub_comm* c, int flags) { stub_log("ncclCommSuspend comm=%p flags=%d", (void*) c, flags); return 0; }
 int ncclCommResume(stub_comm* c) { stub_log("ncclCommResume comm=%p", (void*) c); return 0; }
 int ncclCommMemStats(stub_comm* c, int stat, unsigned long long* value) { (void) c; *value = 1000 + stat; return 0; }
+int ncclCommGetUniqueId(stub_comm* c, stub_id* id) {
+    stub_log("ncclCommGetUniqueId comm=%p", (void*) c);
+    for (int i = 0; i < 128; i++) id->internal[i] = (char) (127 - i);
+    return 0;
+}
+int ncclCommGrow(stub_comm* c, int nranks, const stub_id* id, int rank, stub_comm** out, void* config) {
+    stub_log("ncclCommGrow comm=%p nranks=%d id=%s rank=%d", (void*) c, nranks, id ? stub_hex(id, 128) : "null", rank);
+    log_config("ncclCommGrow", config);
+    *out = new_comm(c->rank, nranks, c->device, 0);
+    return 0;
+}
 int ncclCommRevoke(stub_comm* c, int flags) { stub_log("ncclCommRevoke comm=%p flags=%d", (void*) c, flags); return 0; }
 #endif

@@ -75,6 +75,10 @@ final class NativeApi {
 
     static native int jn_comm_shrink(long ctx, long comm, int[] excluded, int excludedCount, long[] newComm, byte[] config, int flags);
 
+    static native int jn_comm_get_unique_id(long ctx, long comm, byte[] id);
+
+    static native int jn_comm_grow(long ctx, long comm, int nranks, byte[] id, int rank, long[] newComm, byte[] config);
+
     static native int jn_comm_suspend(long ctx, long comm, int flags);
 
     static native int jn_comm_revoke(long ctx, long comm, int flags);

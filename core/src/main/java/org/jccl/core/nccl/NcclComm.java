@@ -244,6 +244,28 @@ final class NcclComm implements DriverComm {
     }
 
     @Override
+    public byte[] growUniqueId() {
+        lib.features.require("ncclCommGetUniqueId");
+        byte[] id = new byte[128];
+        check(NativeApi.jn_comm_get_unique_id(lib.ctx, handle, id), "ncclCommGetUniqueId");
+        return id;
+    }
+
+    @Override
+    public DriverComm grow(int newSize, byte @Nullable [] uniqueId, CommConfig config) {
+        lib.features.require("ncclCommGrow");
+        if (uniqueId != null && uniqueId.length != 128) throw new InvalidArgumentException("a unique id has 128 bytes");
+        if (newSize <= size()) throw new InvalidArgumentException("grow needs more than the " + size() + " current ranks, not " + newSize);
+        List<BytePointer> strings = ConfigLayout.newStringList();
+        byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
+        long[] out = new long[1];
+        int code = NativeApi.jn_comm_grow(lib.ctx, handle, newSize, uniqueId, -1, out, cfg);
+        DriverComm c = child(code, out[0], "ncclCommGrow", config, strings, false);
+        if (c == null) throw lib.failure(Errors.INTERNAL_ERROR, "ncclCommGrow returned no communicator", handle);
+        return c;
+    }
+
+    @Override
     public void revoke(int flags) {
         lib.features.require("ncclCommRevoke");
         complete(NativeApi.jn_comm_revoke(lib.ctx, handle, flags), "ncclCommRevoke");

@@ -225,8 +225,9 @@ public final class NcclDriver implements Driver {
         }
     }
 
+    /** The address of a direct buffer's first byte (index 0; callers add the position). */
     private static long addressOf(ByteBuffer direct) {
-        return new Pointer(direct).address();
+        return new Pointer(direct.duplicate().clear()).address();
     }
 
     private static void checkRange(MemoryBlock block, long offset, long bytes) {

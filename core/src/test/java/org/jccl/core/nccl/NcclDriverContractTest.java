@@ -76,6 +76,7 @@ class NcclDriverContractTest {
         assertTrue(driver.features().has("ncclAlltoAll"));
         assertTrue(!driver.features().has("ncclPutSignal"), "the stub has no ncclPutSignal");
         assertEquals("stub error string 4", driver.resultString(4));
+        assertNull(driver.rejects(DataType.FLOAT8_E5M2, ReduceOp.MAX), "NCCL 2.28 on compute capability 9.0 has fp8");
     }
 
     @Test
@@ -110,6 +111,17 @@ class NcclDriverContractTest {
         byte[] got = new byte[6];
         back.get(0, got);
         assertArrayEquals(new byte[] {3, 4, 5, 6, 7, 8}, got);
+
+        ByteBuffer direct = ByteBuffer.allocateDirect(8);
+        direct.put(new byte[] {9, 9, 9, 21, 22, 23, 9, 9}).position(3).limit(6);
+        driver.write(device, 0, direct);
+        assertEquals(pointer(device.address()), field(single(stubs.runtimeCalls(), "cudaMemcpy "), "dst"));
+        ByteBuffer directBack = ByteBuffer.allocateDirect(5);
+        directBack.position(2);
+        driver.read(device, 0, directBack);
+        assertEquals(List.of(0, 0, 21, 22, 23), List.of(directBack.get(0) + 0, directBack.get(1) + 0, directBack.get(2) + 0,
+                directBack.get(3) + 0, directBack.get(4) + 0), "copied at the buffers' positions");
+        stubs.runtimeCalls();
 
         byte[] heapBack = new byte[6];
         driver.read(device, 10, ByteBuffer.wrap(heapBack));
@@ -377,6 +389,18 @@ class NcclDriverContractTest {
         first.revoke(0);
         assertEquals("0", field(single(stubs.ncclCalls(), "ncclCommRevoke"), "flags"));
 
+        byte[] growId = first.growUniqueId();
+        assertEquals((byte) 127, growId[0]);
+        DriverComm grown = first.grow(4, growId, CommConfig.DEFAULT);
+        String grow = single(stubs.ncclCalls(), "ncclCommGrow comm");
+        assertEquals("4", field(grow, "nranks"));
+        assertEquals("-1", field(grow, "rank"));
+        assertEquals(HexFormat.of().formatHex(growId), field(grow, "id"));
+        assertEquals(4, grown.size());
+        comms.get(1).grow(4, null, CommConfig.DEFAULT);
+        assertEquals("null", field(single(stubs.ncclCalls(), "ncclCommGrow comm"), "id"), "only the id's maker passes it");
+        assertThrows(InvalidArgumentException.class, () -> first.grow(2, null, CommConfig.DEFAULT));
+
         first.finalizeComm();
         first.abort();
         List<String> end = stubs.ncclCalls();
@@ -408,6 +432,15 @@ class NcclDriverContractTest {
         assertEquals("ncclRedOpDestroy op=" + op + " comm=" + pointer(((NcclComm) comm).handle()), single(stubs.ncclCalls(), "ncclRedOpDestroy"));
         scalar.release();
         comm.destroy();
+    }
+
+    @Test
+    void runtimeErrorOneIsNotMistakenForPending() {
+        assertEquals(DriverConstants.EVENT_DONE, NcclDriver.eventStatus(0));
+        assertEquals(DriverConstants.EVENT_PENDING, NcclDriver.eventStatus(600));
+        assertEquals(NcclDriver.INVALID_VALUE_STATUS, NcclDriver.eventStatus(1));
+        assertEquals("stub cuda error 1", driver.runtimeErrorString(NcclDriver.INVALID_VALUE_STATUS));
+        assertEquals(719, NcclDriver.eventStatus(719));
     }
 
     @Test
