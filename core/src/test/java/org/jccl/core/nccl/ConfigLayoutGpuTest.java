@@ -2,6 +2,7 @@ package org.jccl.core.nccl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -43,7 +44,12 @@ class ConfigLayoutGpuTest {
                     .append("    printf(\"").append(f.cName()).append(" %zu\\n\", offsetof(ncclConfig_t, ").append(f.cName()).append("));\n")
                     .append("#endif\n");
         }
-        String template = Files.readString(Paths.get("src", "test", "c", "nccl_config_layout.c.in"));
+        // From the test class path, so the test runs from any working directory (the GPU machine runs it from the root).
+        String template;
+        try (InputStream in = ConfigLayoutGpuTest.class.getResourceAsStream("nccl_config_layout.c.in")) {
+            assertNotNull(in, "nccl_config_layout.c.in is not on the test class path");
+            template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
         Path source = dir.resolve("layout.c");
         Files.writeString(source, template.replace("@MEMBERS@", members));
         Path program = dir.resolve("layout");
