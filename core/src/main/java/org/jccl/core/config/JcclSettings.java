@@ -42,9 +42,12 @@ public final class JcclSettings {
     /** The longest the event thread parks between polls while work is pending. */
     public static final Setting MAX_POLL_INTERVAL = new Setting("jccl.maxPollInterval", "JCCL_MAX_POLL_INTERVAL", "200us");
 
+    /** How long a host-backend rank waits in {@code initRank}, split or shrink for the other ranks to arrive. */
+    public static final Setting HOST_INIT_TIMEOUT = new Setting("jccl.host.initTimeout", "JCCL_HOST_INIT_TIMEOUT", "5m");
+
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL);
+            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, HOST_INIT_TIMEOUT);
 
     private JcclSettings() {
     }

@@ -1,0 +1,231 @@
+package org.jccl.core.host;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jccl.core.CommConfig;
+import org.jccl.core.DataType;
+import org.jccl.core.ReduceOp;
+import org.jccl.core.config.JcclSettings;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.MemoryBlock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One rank of a host communicator. Its async error is set by the stream task that failed, before that task's
+ * completion event can complete, so the engine never declares a failed operation successful.
+ */
+final class HostComm implements DriverComm {
+    /** The first code {@code createPreMulSum} hands out: 0..4 are the built-in reductions. */
+    private static final int FIRST_USER_OP = 5;
+
+    private final HostTransport transport;
+    private final Rendezvous control;
+    private final int rank;
+    private volatile int asyncError = Errors.SUCCESS;
+    private volatile @Nullable String lastError;
+    private final Map<Long, long[]> registrations = new ConcurrentHashMap<>();
+    private final AtomicLong nextHandle = new AtomicLong(1);
+    private final Map<Integer, Reduction> userOps = new ConcurrentHashMap<>();
+    private final Map<Integer, DataType> userOpTypes = new ConcurrentHashMap<>();
+    private int nextOpCode = FIRST_USER_OP;
+    private int splits;
+    private int shrinks;
+    private volatile boolean destroyed;
+
+    HostComm(HostTransport transport, Rendezvous control, int rank) {
+        this.transport = transport;
+        this.control = control;
+        this.rank = rank;
+    }
+
+    HostTransport transport() {
+        return transport;
+    }
+
+    /** Records the first failure of this rank; later ones keep the first code and text. */
+    void fail(int code, String message) {
+        synchronized (this) {
+            if (asyncError != Errors.SUCCESS) return;
+            lastError = message;
+            asyncError = code;
+        }
+    }
+
+    /** The reduction an operation names: a built-in code or one of this rank's PreMulSums. */
+    Reduction reduction(ReduceOp op, DataType type) {
+        int code = op.code();
+        if (code < FIRST_USER_OP) return Reduction.builtIn(Reduction.Kind.values()[code]);
+        Reduction r = userOps.get(code);
+        if (r == null) throw new InvalidArgumentException("reduction " + op + " (code " + code + ") is not defined on rank " + rank);
+        if (userOpTypes.get(code) != type) {
+            throw new InvalidArgumentException("reduction " + op + " was created for " + userOpTypes.get(code) + ", not " + type);
+        }
+        return r;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return transport.size();
+    }
+
+    @Override
+    public int device() {
+        return DriverConstants.HOST_DEVICE;
+    }
+
+    @Override
+    public int asyncError() {
+        return asyncError;
+    }
+
+    @Override
+    public @Nullable String lastError() {
+        return lastError;
+    }
+
+    @Override
+    public void finalizeComm() {
+        // Stream order already flushes every operation before the engine calls this.
+    }
+
+    @Override
+    public void destroy() {
+        destroyed = true;
+        registrations.clear();
+        userOps.clear();
+    }
+
+    /** Poisons the clique: every rank blocked in or later entering an operation of it fails; nothing waits. */
+    @Override
+    public void abort() {
+        destroyed = true;
+        fail(Errors.REMOTE_ERROR, "rank " + rank + " aborted the communicator");
+        transport.poison("rank " + rank + " aborted the communicator");
+    }
+
+    boolean isDestroyed() {
+        return destroyed;
+    }
+
+    @Override
+    public @Nullable DriverComm split(int color, int key, CommConfig config) {
+        if (color < 0 && color != DriverConstants.SPLIT_NO_COLOR) throw new InvalidArgumentException("color must be >= 0 or NO_COLOR, not " + color);
+        String poison = transport.poisoned();
+        if (poison != null) throw CliqueFailedException.poisoned(poison).asJccl();
+        int n = size();
+        Object mine = control.meet("split#" + (splits++), n, rank, new long[] {color, key}, all -> {
+            Map<Integer, Object> out = new HashMap<>();
+            Map<Long, List<long[]>> groups = new HashMap<>();
+            for (int r = 0; r < n; r++) {
+                long[] c = all.get(r);
+                if (c[0] == DriverConstants.SPLIT_NO_COLOR) continue;
+                groups.computeIfAbsent(c[0], x -> new ArrayList<>()).add(new long[] {c[1], r});
+            }
+            for (List<long[]> members : groups.values()) {
+                members.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+                LocalClique clique = new LocalClique(members.size());
+                Rendezvous rv = new Rendezvous();
+                for (int i = 0; i < members.size(); i++) out.put((int) members.get(i)[1], new HostComm(clique, rv, i));
+            }
+            return out;
+        }, initTimeout());
+        return (HostComm) mine;
+    }
+
+    @Override
+    public DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError) {
+        int n = size();
+        boolean[] excluded = new boolean[n];
+        for (int r : excludedRanks) {
+            if (r < 0 || r >= n || r == rank) throw new InvalidArgumentException("cannot exclude rank " + r);
+            excluded[r] = true;
+        }
+        int remaining = 0;
+        for (boolean e : excluded) if (!e) remaining++;
+        int[] sorted = excludedRanks.clone();
+        Arrays.sort(sorted);
+        int participants = remaining;
+        // Shrinking is how ranks recover from a failure, so it works on a poisoned clique too.
+        return (HostComm) control.meet("shrink#" + (shrinks++) + Arrays.toString(sorted), participants, rank, new long[0], all -> {
+            Map<Integer, Object> out = new HashMap<>();
+            LocalClique clique = new LocalClique(participants);
+            Rendezvous rv = new Rendezvous();
+            int next = 0;
+            for (int r = 0; r < n; r++) if (!excluded[r]) out.put(r, new HostComm(clique, rv, next++));
+            return out;
+        }, initTimeout());
+    }
+
+    @Override
+    public long register(MemoryBlock block, long offset, long bytes) {
+        if (!(block instanceof HostMemoryBlock)) throw new InvalidArgumentException(block + " is not host-backend memory");
+        if (block.isFreed()) throw new InvalidArgumentException("cannot register freed memory");
+        if (offset < 0 || bytes <= 0 || offset > block.size() - bytes) {
+            throw new InvalidArgumentException("range [" + offset + ", +" + bytes + ") is outside a block of " + block.size() + " bytes");
+        }
+        long handle = nextHandle.getAndIncrement();
+        registrations.put(handle, new long[] {block.address() + offset, bytes});
+        return handle;
+    }
+
+    @Override
+    public void deregister(long handle) {
+        if (registrations.remove(handle) == null) throw new InvalidArgumentException("no registration with handle " + handle + " on rank " + rank);
+    }
+
+    /** The number of live registrations, for tests. */
+    int registrationCount() {
+        return registrations.size();
+    }
+
+    @Override
+    public int createPreMulSum(double hostScalar, @Nullable MemoryBlock deviceScalar, long deviceScalarOffset, DataType type) {
+        Reduction r;
+        if (deviceScalar == null) {
+            r = new Reduction(Reduction.Kind.PREMUL_SUM, hostScalar, null, 0);
+        } else {
+            if (!(deviceScalar instanceof HostMemoryBlock h)) throw new InvalidArgumentException(deviceScalar + " is not host-backend memory");
+            if (deviceScalarOffset < 0 || deviceScalarOffset > h.size() - type.size()) {
+                throw new InvalidArgumentException("the scalar at offset " + deviceScalarOffset + " is outside its block");
+            }
+            r = new Reduction(Reduction.Kind.PREMUL_SUM, 0, h, (int) deviceScalarOffset);
+        }
+        synchronized (this) {
+            int code = nextOpCode++;
+            userOps.put(code, r);
+            userOpTypes.put(code, type);
+            return code;
+        }
+    }
+
+    @Override
+    public void destroyReduceOp(int code) {
+        if (code < FIRST_USER_OP || userOps.remove(code) == null) {
+            throw new InvalidArgumentException("no user-defined reduction with code " + code + " on rank " + rank);
+        }
+        userOpTypes.remove(code);
+    }
+
+    static Duration initTimeout() {
+        return JcclSettings.HOST_INIT_TIMEOUT.duration();
+    }
+
+    @Override
+    public String toString() {
+        return "HostComm[rank " + rank + "/" + size() + "]";
+    }
+}

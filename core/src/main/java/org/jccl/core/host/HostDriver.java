@@ -1,0 +1,270 @@
+package org.jccl.core.host;
+
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jccl.core.BackendKind;
+import org.jccl.core.CommConfig;
+import org.jccl.core.DeviceInfo;
+import org.jccl.core.Operation;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Features;
+import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.MemoryKind;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The host backend's driver: memory, streams and events on the CPU, and communicators whose ranks are threads of
+ * this JVM ({@link LocalClique}). It implements every operation, data type and reduction with NCCL's semantics;
+ * reductions run in a fixed documented order (see {@link Reduction}) so results are reproducible bit for bit.
+ */
+public final class HostDriver implements Driver {
+    /** The NCCL API level the host backend mirrors (2.28.9), for code that compares versions. */
+    public static final int VERSION = 22809;
+    private static final int UNIQUE_ID_BYTES = 128;
+    /** The functions NCCL/RCCL may lack; the host backend has them all. */
+    private static final Set<String> FUNCTIONS = Set.of("ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather",
+            "ncclReduceScatter", "ncclGather", "ncclScatter", "ncclAlltoAll", "ncclAllToAllv", "ncclAllReduceWithBias",
+            "ncclSend", "ncclRecv", "ncclGroupStart", "ncclGroupEnd", "ncclGroupSimulateEnd", "ncclCommInitRankConfig",
+            "ncclCommInitRankScalable", "ncclCommInitAll", "ncclCommSplit", "ncclCommShrink", "ncclCommAbort",
+            "ncclCommFinalize", "ncclCommDestroy", "ncclCommRegister", "ncclCommDeregister", "ncclRedOpCreatePreMulSum",
+            "ncclRedOpDestroy", "ncclMemAlloc", "ncclGetLastError", "ncclCommGetAsyncError");
+    /** Communicators being created by {@code initRank}, by unique id. */
+    private static final Rendezvous CREATION = new Rendezvous();
+
+    private final SecureRandom random = new SecureRandom();
+    private final Features features = new Features("host (pure Java)", "2.28.9", FUNCTIONS, Map.of());
+    private volatile Runnable wakeEventThread = () -> { };
+
+    @Override
+    public BackendKind kind() {
+        return BackendKind.HOST;
+    }
+
+    @Override
+    public String describe() {
+        return "host backend (pure Java, " + Runtime.getRuntime().availableProcessors() + " CPU cores, ranks as threads)";
+    }
+
+    @Override
+    public int version() {
+        return VERSION;
+    }
+
+    @Override
+    public Features features() {
+        return features;
+    }
+
+    // ---- runtime
+
+    /** One "device": the host. */
+    @Override
+    public int deviceCount() {
+        return 1;
+    }
+
+    @Override
+    public DeviceInfo deviceInfo(int device) {
+        return new DeviceInfo(device, "host CPU (" + Runtime.getRuntime().availableProcessors() + " cores)",
+                Runtime.getRuntime().maxMemory(), 0, 0, Runtime.getRuntime().availableProcessors(), "");
+    }
+
+    @Override
+    public void setDevice(int device) {
+        // The host has one device.
+    }
+
+    /** Every memory kind is host memory here. */
+    @Override
+    public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
+        return HostMemoryBlock.allocate(bytes, kind);
+    }
+
+    @Override
+    public void write(MemoryBlock dst, long offset, ByteBuffer src) {
+        HostMemoryBlock d = host(dst);
+        int n = src.remaining();
+        checkRange(d, offset, n);
+        d.bytes().put((int) offset, src, src.position(), n);
+        src.position(src.limit());
+    }
+
+    @Override
+    public void read(MemoryBlock src, long offset, ByteBuffer dst) {
+        HostMemoryBlock s = host(src);
+        int n = dst.remaining();
+        checkRange(s, offset, n);
+        dst.put(dst.position(), s.bytes(), (int) offset, n);
+        dst.position(dst.limit());
+    }
+
+    @Override
+    public void copyAsync(MemoryBlock dst, long dstOffset, MemoryBlock src, long srcOffset, long bytes, DriverStream stream) {
+        HostMemoryBlock d = host(dst);
+        HostMemoryBlock s = host(src);
+        checkRange(d, dstOffset, bytes);
+        checkRange(s, srcOffset, bytes);
+        HostStream.of(stream).enqueue(() -> {
+            // ByteBuffer.put(int, ByteBuffer, int, int) copies like memmove, so overlapping ranges are safe.
+            if (bytes > 0 && !(d == s && dstOffset == srcOffset)) d.bytes().put((int) dstOffset, s.bytes(), (int) srcOffset, (int) bytes);
+        });
+    }
+
+    @Override
+    public void memsetAsync(MemoryBlock dst, long offset, int value, long bytes, DriverStream stream) {
+        HostMemoryBlock d = host(dst);
+        checkRange(d, offset, bytes);
+        byte b = (byte) value;
+        HostStream.of(stream).enqueue(() -> {
+            ByteBuffer buf = d.bytes();
+            int end = (int) (offset + bytes);
+            int i = (int) offset;
+            long pattern = (b & 0xffL) * 0x0101010101010101L;
+            for (; i < end && (i & 7) != 0; i++) buf.put(i, b);
+            for (; i + 8 <= end; i += 8) buf.putLong(i, pattern);
+            for (; i < end; i++) buf.put(i, b);
+        });
+    }
+
+    @Override
+    public DriverStream createStream(int device) {
+        return new HostStream();
+    }
+
+    /** Wraps a live host stream by its handle; destroying the wrapper leaves the stream alone. */
+    @Override
+    public DriverStream wrapStream(int device, long handle) {
+        return new HostStream.Wrapped(HostStream.byHandle(handle));
+    }
+
+    @Override
+    public DriverEvent createEvent(int device, boolean timing) {
+        return new HostEvent(timing, () -> wakeEventThread.run());
+    }
+
+    @Override
+    public void pollEvents(DriverEvent[] events, int n, int[] status) {
+        for (int i = 0; i < n; i++) status[i] = events[i].query();
+    }
+
+    @Override
+    public String runtimeErrorString(int code) {
+        return "host runtime error " + code;
+    }
+
+    @Override
+    public void onEventCompleted(Runnable wakeEventThread) {
+        this.wakeEventThread = wakeEventThread;
+    }
+
+    // ---- communicators
+
+    @Override
+    public byte[] newUniqueId() {
+        byte[] id = new byte[UNIQUE_ID_BYTES];
+        random.nextBytes(id);
+        return id;
+    }
+
+    /** Joins the in-JVM clique of {@code uniqueId}; blocks (on the launch thread) until all ranks joined. */
+    @Override
+    public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
+        if (nranks <= 0 || rank < 0 || rank >= nranks) throw new InvalidArgumentException("rank " + rank + " of " + nranks);
+        String key = "init#" + HexFormat.of().formatHex(uniqueId);
+        Object mine = CREATION.meet(key, nranks, rank, new long[0], all -> {
+            LocalClique clique = new LocalClique(nranks);
+            Rendezvous control = new Rendezvous();
+            Map<Integer, Object> out = new java.util.HashMap<>();
+            for (int r = 0; r < nranks; r++) out.put(r, new HostComm(clique, control, r));
+            return out;
+        }, HostComm.initTimeout());
+        return (HostComm) mine;
+    }
+
+    /** As {@link #initRank}, keyed by the first id (every rank passes the same list). */
+    @Override
+    public DriverComm initRankScalable(int nranks, int rank, List<byte[]> uniqueIds, int device, CommConfig config) {
+        if (uniqueIds.isEmpty()) throw new InvalidArgumentException("at least one unique id is needed");
+        return initRank(nranks, uniqueIds.get(0), rank, device, config);
+    }
+
+    @Override
+    public List<DriverComm> initAll(int[] devices) {
+        if (devices.length == 0) throw new InvalidArgumentException("initAll needs at least one rank");
+        LocalClique clique = new LocalClique(devices.length);
+        Rendezvous control = new Rendezvous();
+        List<DriverComm> out = new ArrayList<>();
+        for (int r = 0; r < devices.length; r++) out.add(new HostComm(clique, control, r));
+        return out;
+    }
+
+    // ---- operations
+
+    @Override
+    public void groupStart() {
+        HostGroup.current().start();
+    }
+
+    @Override
+    public void groupEnd() {
+        HostGroup.current().end();
+    }
+
+    @Override
+    public float groupSimulateEnd() {
+        return HostGroup.current().simulateEnd();
+    }
+
+    @Override
+    public void launch(DriverComm comm, Operation operation, DriverStream stream) {
+        if (!(comm instanceof HostComm hc)) throw new InvalidArgumentException(comm + " is not a host communicator");
+        if (hc.isDestroyed()) throw new InvalidArgumentException(comm + " was destroyed");
+        Reduction reduction = operation.op() == null ? null : hc.reduction(operation.op(), operation.type());
+        HostOp op = new HostOp(hc, operation, reduction);
+        HostStream s = HostStream.of(stream);
+        HostGroup group = HostGroup.current();
+        if (group.active()) {
+            group.add(s, op);
+        } else {
+            List<HostOp> single = List.of(op);
+            s.enqueue(() -> OpRunner.run(single));
+        }
+    }
+
+    @Override
+    public @Nullable String resultString(int code) {
+        return switch (code) {
+            case Errors.SUCCESS -> "no error";
+            case Errors.INTERNAL_ERROR -> "internal error in the host backend";
+            case Errors.INVALID_ARGUMENT -> "invalid argument";
+            case Errors.INVALID_USAGE -> "invalid usage (the ranks disagree on an operation)";
+            case Errors.REMOTE_ERROR -> "remote process exited or there was a network error (another rank failed or aborted)";
+            case Errors.SYSTEM_ERROR -> "system error";
+            default -> null;
+        };
+    }
+
+    private static HostMemoryBlock host(MemoryBlock block) {
+        if (block instanceof HostMemoryBlock h) return h;
+        throw new InvalidArgumentException(block + " is not host-backend memory");
+    }
+
+    private static void checkRange(HostMemoryBlock b, long offset, long bytes) {
+        if (offset < 0 || bytes < 0 || offset > b.size() - bytes) {
+            throw new InvalidArgumentException("range [" + offset + ", +" + bytes + ") is outside a block of " + b.size() + " bytes");
+        }
+        if (b.isFreed()) throw new InvalidArgumentException("the memory was freed");
+    }
+}

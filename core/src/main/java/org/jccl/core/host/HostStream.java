@@ -1,0 +1,171 @@
+package org.jccl.core.host;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.DriverStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A host stream: an ordered executor with one daemon thread that runs tasks in FIFO order. After a task it spins
+ * briefly (the next one usually follows), then parks: an idle stream costs no CPU.
+ */
+final class HostStream implements DriverStream, Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(HostStream.class);
+    private static final AtomicLong HANDLES = new AtomicLong(0x57000);
+    private static final ConcurrentHashMap<Long, HostStream> LIVE = new ConcurrentHashMap<>();
+    private static final long SPIN_NANOS = 20_000;
+
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final long handle = HANDLES.incrementAndGet();
+    private final Thread thread;
+    private volatile boolean parked;
+    private volatile boolean stopping;
+
+    HostStream() {
+        thread = new Thread(this, "jccl-host-stream-" + Long.toHexString(handle));
+        thread.setDaemon(true);
+        LIVE.put(handle, this);
+        thread.start();
+    }
+
+    /** The live stream with this handle, for {@code wrapStream}. */
+    static HostStream byHandle(long handle) {
+        HostStream s = LIVE.get(handle);
+        if (s == null) throw new InvalidArgumentException("no live host stream has handle " + Long.toHexString(handle));
+        return s;
+    }
+
+    /** The host stream behind a driver stream of this backend. */
+    static HostStream of(DriverStream stream) {
+        if (stream instanceof HostStream h) return h;
+        if (stream instanceof Wrapped w) return w.target;
+        throw new InvalidArgumentException(stream + " is not a host-backend stream");
+    }
+
+    /** Queues {@code task}; it runs after everything queued before it. */
+    void enqueue(Runnable task) {
+        if (stopping) throw new InvalidUsageException("host stream " + Long.toHexString(handle) + " is destroyed");
+        tasks.offer(task);
+        if (parked) LockSupport.unpark(thread);
+    }
+
+    /** Whether the caller is this stream's thread. */
+    boolean isStreamThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public int device() {
+        return DriverConstants.HOST_DEVICE;
+    }
+
+    @Override
+    public long handle() {
+        return handle;
+    }
+
+    /** CUDA semantics: waits for the event's recording current now; a later re-record does not matter. */
+    @Override
+    public void waitEvent(DriverEvent event) {
+        HostEvent e = HostEvent.of(event);
+        long generation = e.recordedGeneration();
+        enqueue(() -> e.awaitGeneration(generation));
+    }
+
+    @Override
+    public void synchronize() {
+        if (isStreamThread()) throw new InvalidUsageException("a host stream cannot synchronize on itself");
+        CountDownLatch done = new CountDownLatch(1);
+        enqueue(done::countDown);
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.await();
+                break;
+            } catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    /** Lets the queued tasks run, then ends the thread. */
+    @Override
+    public void destroy() {
+        stopping = true;
+        LIVE.remove(handle);
+        LockSupport.unpark(thread);
+    }
+
+    @Override
+    public void run() {
+        long lastTask = System.nanoTime();
+        while (true) {
+            Runnable task = tasks.poll();
+            if (task != null) {
+                try {
+                    task.run();
+                } catch (Throwable t) {
+                    LOG.error("{}: a stream task failed unexpectedly", thread.getName(), t);
+                }
+                lastTask = System.nanoTime();
+                continue;
+            }
+            if (stopping) return;
+            if (System.nanoTime() - lastTask < SPIN_NANOS) {
+                Thread.onSpinWait();
+            } else {
+                parked = true; // set before the re-check: an enqueue either is seen here or unparks us
+                if (tasks.isEmpty() && !stopping) LockSupport.park(this);
+                parked = false;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HostStream[" + Long.toHexString(handle) + "]";
+    }
+
+    /** {@code wrapStream}: the same executor, but destroying the wrapper leaves the stream to its owner. */
+    static final class Wrapped implements DriverStream {
+        private final HostStream target;
+
+        Wrapped(HostStream target) {
+            this.target = target;
+        }
+
+        @Override
+        public int device() {
+            return target.device();
+        }
+
+        @Override
+        public long handle() {
+            return target.handle();
+        }
+
+        @Override
+        public void waitEvent(DriverEvent event) {
+            target.waitEvent(event);
+        }
+
+        @Override
+        public void synchronize() {
+            target.synchronize();
+        }
+
+        @Override
+        public void destroy() {
+            // Not ours to destroy.
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package org.jccl.core.host;
+
+/**
+ * How the ranks of one host communicator exchange data. {@link LocalClique} implements it for ranks that are
+ * threads of one JVM (through shared memory); a network transport can implement the same calls for ranks in other
+ * processes. Every call may block the calling stream thread and throws {@link CliqueFailedException} once the
+ * clique is poisoned (aborted or failed), so no rank hangs.
+ */
+interface HostTransport {
+    /** The number of ranks. */
+    int size();
+
+    /** Runs one collective: every rank calls it with its own part, in the same order on every rank. */
+    void collective(int rank, HostOp op);
+
+    /** Makes {@code op}'s send buffer available to its peer without waiting; returns a handle for {@link #awaitConsumed}. */
+    Object postSend(int rank, HostOp op);
+
+    /** Waits until the peer has taken the data of a {@link #postSend}. */
+    void awaitConsumed(int rank, Object posted);
+
+    /** Waits for the matching send of {@code op}'s peer and copies its data into the receive buffer. */
+    void receive(int rank, HostOp op);
+
+    /** Fails every operation of every rank, now and later, with {@code reason}. */
+    void poison(String reason);
+
+    /** Why the clique was poisoned, or null. */
+    @org.jspecify.annotations.Nullable String poisoned();
+}

@@ -1,0 +1,297 @@
+package org.jccl.core.host;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.OpKind;
+import org.jccl.core.error.Errors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ranks of one communicator as threads of this JVM, exchanging data through shared memory.
+ *
+ * <p>A collective: every rank publishes its operation, all meet at a barrier, each rank does its share of the
+ * work straight on all ranks' buffers, and all meet again before anyone returns (so no buffer is reused while a
+ * peer still reads it). Reductions are split by element range: rank {@code r} reduces elements
+ * {@code [count·r/n, count·(r+1)/n)} across every rank's send buffer and writes the result to every rank's receive
+ * buffer, reading each block completely before writing it, which keeps in-place forms safe. Data-movement
+ * collectives are pulled: each rank fills only its own receive buffer.
+ *
+ * <p>Point-to-point: one FIFO mailbox per ordered pair of ranks. A send posts its buffer without waiting; the
+ * receive copies the data and marks it consumed; a send completes when consumed.
+ */
+final class LocalClique implements HostTransport {
+    private final int size;
+    private final HostOp[] slots;
+    private final Thread[] threads;
+    private final AtomicInteger arrived = new AtomicInteger();
+    private volatile long generation;
+    private final ConcurrentLinkedQueue<Parcel>[] mailboxes;
+    private volatile @Nullable String poisoned;
+    // Per-rank argument arrays for the reduction kernel, so the data path allocates nothing.
+    private final HostMemoryBlock[][] sources;
+    private final int[][] sourceOffsets;
+    private final HostMemoryBlock[][] destinations;
+    private final int[][] destinationOffsets;
+    private final HostMemoryBlock[][] biases;
+    private final int[][] biasOffsets;
+    private final Reduction[][] reductions;
+
+    @SuppressWarnings("unchecked")
+    LocalClique(int size) {
+        this.size = size;
+        this.slots = new HostOp[size];
+        this.threads = new Thread[size];
+        this.mailboxes = new ConcurrentLinkedQueue[size * size];
+        for (int i = 0; i < mailboxes.length; i++) mailboxes[i] = new ConcurrentLinkedQueue<>();
+        this.sources = new HostMemoryBlock[size][size];
+        this.sourceOffsets = new int[size][size];
+        this.destinations = new HostMemoryBlock[size][size];
+        this.destinationOffsets = new int[size][size];
+        this.biases = new HostMemoryBlock[size][size];
+        this.biasOffsets = new int[size][size];
+        this.reductions = new Reduction[size][size];
+    }
+
+    /** A send waiting in a mailbox. */
+    private static final class Parcel {
+        final HostMemoryBlock block;
+        final int offset;
+        final long bytes;
+        final Thread sender;
+        volatile boolean consumed;
+
+        Parcel(HostMemoryBlock block, int offset, long bytes, Thread sender) {
+            this.block = block;
+            this.offset = offset;
+            this.bytes = bytes;
+            this.sender = sender;
+        }
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    // ---- failure
+
+    @Override
+    public void poison(String reason) {
+        if (poisoned == null) poisoned = reason;
+        for (Thread t : threads) if (t != null) LockSupport.unpark(t);
+    }
+
+    @Override
+    public @Nullable String poisoned() {
+        return poisoned;
+    }
+
+    private void checkPoison() {
+        String p = poisoned;
+        if (p != null) throw CliqueFailedException.poisoned(p);
+    }
+
+    private CliqueFailedException disagreement(String what) {
+        String reason = "ranks disagree: " + what;
+        poison(reason);
+        return new CliqueFailedException(reason, Errors.INVALID_USAGE);
+    }
+
+    // ---- barrier
+
+    private void barrier(int rank) {
+        long g = generation;
+        threads[rank] = Thread.currentThread();
+        if (arrived.incrementAndGet() == size) {
+            arrived.set(0);
+            generation = g + 1;
+            for (int i = 0; i < size; i++) {
+                Thread t = threads[i];
+                if (i != rank && t != null) LockSupport.unpark(t);
+            }
+            return;
+        }
+        for (int round = 0; generation == g; round++) {
+            checkPoison();
+            Waiting.pause(round);
+        }
+    }
+
+    // ---- collectives
+
+    @Override
+    public void collective(int rank, HostOp op) {
+        checkPoison();
+        slots[rank] = op;
+        barrier(rank);
+        try {
+            checkAgreement(op);
+            runShare(rank, op);
+        } catch (CliqueFailedException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            poison("rank " + rank + " failed in " + op + ": " + e);
+            throw e;
+        }
+        barrier(rank);
+    }
+
+    private void checkAgreement(HostOp mine) {
+        HostOp first = slots[0];
+        if (first.kind != mine.kind) throw disagreement("rank 0 runs " + first + ", another rank " + mine);
+        if (first.count != mine.count || first.type != mine.type) throw disagreement(first + " vs " + mine);
+        if (mine.kind.rooted() && first.peer != mine.peer) throw disagreement("roots " + first.peer + " vs " + mine.peer);
+        if (mine.reduction != null && first.reduction != null && mine.reduction.kind() != first.reduction.kind()) {
+            throw disagreement("reductions " + first.reduction.kind() + " vs " + mine.reduction.kind());
+        }
+    }
+
+    private void runShare(int r, HostOp op) {
+        int n = size;
+        int esize = op.type.size();
+        long count = op.count;
+        switch (op.kind) {
+            case ALL_REDUCE, ALL_REDUCE_WITH_BIAS, REDUCE -> {
+                long lo = count * r / n;
+                long hi = count * (r + 1) / n;
+                int shift = (int) (lo * esize);
+                HostMemoryBlock[] src = sources[r];
+                int[] srcOff = sourceOffsets[r];
+                Reduction[] red = reductions[r];
+                for (int j = 0; j < n; j++) {
+                    src[j] = slots[j].send;
+                    srcOff[j] = slots[j].sendOffset + shift;
+                    red[j] = slots[j].reduction;
+                }
+                HostMemoryBlock[] dst = destinations[r];
+                int[] dstOff = destinationOffsets[r];
+                int ndst;
+                if (op.kind == OpKind.REDUCE) {
+                    HostOp root = slots[op.peer];
+                    dst[0] = root.recv;
+                    dstOff[0] = root.recvOffset + shift;
+                    ndst = 1;
+                } else {
+                    for (int j = 0; j < n; j++) {
+                        dst[j] = slots[j].recv;
+                        dstOff[j] = slots[j].recvOffset + shift;
+                    }
+                    ndst = n;
+                }
+                HostMemoryBlock[] bias = null;
+                if (op.kind == OpKind.ALL_REDUCE_WITH_BIAS) {
+                    bias = biases[r];
+                    for (int j = 0; j < n; j++) {
+                        bias[j] = slots[j].bias;
+                        biasOffsets[r][j] = slots[j].biasOffset + shift;
+                    }
+                }
+                Reducer.reduce(op.type, red, n, src, srcOff, ndst, dst, dstOff, bias, biasOffsets[r], hi - lo);
+            }
+            case REDUCE_SCATTER -> {
+                HostMemoryBlock[] src = sources[r];
+                int[] srcOff = sourceOffsets[r];
+                Reduction[] red = reductions[r];
+                for (int j = 0; j < n; j++) {
+                    src[j] = slots[j].send;
+                    srcOff[j] = (int) (slots[j].sendOffset + r * count * esize);
+                    red[j] = slots[j].reduction;
+                }
+                destinations[r][0] = op.recv;
+                destinationOffsets[r][0] = op.recvOffset;
+                Reducer.reduce(op.type, red, n, src, srcOff, 1, destinations[r], destinationOffsets[r], null,
+                        biasOffsets[r], count);
+            }
+            case BROADCAST -> {
+                HostOp root = slots[op.peer];
+                copy(root.send, root.sendOffset, op.recv, op.recvOffset, count * esize);
+            }
+            case ALL_GATHER -> {
+                for (int j = 0; j < n; j++) {
+                    copy(slots[j].send, slots[j].sendOffset, op.recv, op.recvOffset + j * count * esize, count * esize);
+                }
+            }
+            case GATHER -> {
+                if (r == op.peer) {
+                    for (int j = 0; j < n; j++) {
+                        copy(slots[j].send, slots[j].sendOffset, op.recv, op.recvOffset + j * count * esize, count * esize);
+                    }
+                }
+            }
+            case SCATTER -> {
+                HostOp root = slots[op.peer];
+                copy(root.send, root.sendOffset + r * count * esize, op.recv, op.recvOffset, count * esize);
+            }
+            case ALL_TO_ALL -> {
+                for (int j = 0; j < n; j++) {
+                    copy(slots[j].send, slots[j].sendOffset + r * count * esize, op.recv,
+                            op.recvOffset + j * count * esize, count * esize);
+                }
+            }
+            case ALL_TO_ALL_V -> {
+                long[][] mine = op.counts;
+                for (int j = 0; j < n; j++) {
+                    long[][] theirs = slots[j].counts;
+                    long sent = theirs[0][r];
+                    long expected = mine[2][j];
+                    if (sent != expected) {
+                        throw disagreement("allToAllv: rank " + j + " sends " + sent + " elements to rank " + r
+                                + ", which expects " + expected);
+                    }
+                    copy(slots[j].send, slots[j].sendOffset + theirs[1][r] * esize, op.recv,
+                            op.recvOffset + mine[3][j] * esize, sent * esize);
+                }
+            }
+            default -> throw new IllegalStateException(op.kind + " is not a collective");
+        }
+    }
+
+    /** Copies bytes between blocks; copying a region onto itself (an in-place form) does nothing. */
+    static void copy(@Nullable HostMemoryBlock src, long srcOffset, @Nullable HostMemoryBlock dst, long dstOffset, long bytes) {
+        if (bytes == 0 || (src == dst && srcOffset == dstOffset)) return;
+        if (src == null || dst == null) throw new IllegalStateException("missing buffer");
+        dst.bytes().put((int) dstOffset, src.bytes(), (int) srcOffset, (int) bytes);
+    }
+
+    // ---- point-to-point
+
+    @Override
+    public Object postSend(int rank, HostOp op) {
+        checkPoison();
+        threads[rank] = Thread.currentThread();
+        Parcel p = new Parcel(op.send, op.sendOffset, op.count * op.type.size(), Thread.currentThread());
+        mailboxes[rank * size + op.peer].offer(p);
+        Thread receiver = threads[op.peer];
+        if (receiver != null) LockSupport.unpark(receiver);
+        return p;
+    }
+
+    @Override
+    public void awaitConsumed(int rank, Object posted) {
+        Parcel p = (Parcel) posted;
+        for (int round = 0; !p.consumed; round++) {
+            checkPoison();
+            Waiting.pause(round);
+        }
+    }
+
+    @Override
+    public void receive(int rank, HostOp op) {
+        threads[rank] = Thread.currentThread();
+        ConcurrentLinkedQueue<Parcel> box = mailboxes[op.peer * size + rank];
+        Parcel p;
+        for (int round = 0; (p = box.poll()) == null; round++) {
+            checkPoison();
+            Waiting.pause(round);
+        }
+        long bytes = op.count * op.type.size();
+        if (p.bytes != bytes) {
+            p.consumed = true;
+            throw disagreement("rank " + op.peer + " sends " + p.bytes + " bytes, rank " + rank + " receives " + bytes);
+        }
+        copy(p.block, p.offset, op.recv, op.recvOffset, bytes);
+        p.consumed = true;
+        LockSupport.unpark(p.sender);
+    }
+}
