@@ -53,7 +53,9 @@ final class HostMemoryBlock extends MemoryBlock {
                     + " bytes per buffer, not " + bytes);
         }
         ByteBuffer raw = ByteBuffer.allocateDirect((int) bytes + ALIGNMENT);
-        ByteBuffer aligned = raw.alignedSlice(ALIGNMENT).limit((int) bytes).slice().order(ByteOrder.nativeOrder());
+        int misalignment = raw.alignmentOffset(0, ALIGNMENT);
+        int start = misalignment == 0 ? 0 : ALIGNMENT - misalignment;
+        ByteBuffer aligned = raw.slice(start, (int) bytes).order(ByteOrder.nativeOrder());
         long span = (bytes + PAGE - 1) / PAGE * PAGE + PAGE;
         return new HostMemoryBlock(NEXT_ADDRESS.getAndAdd(span), raw, aligned, kind);
     }

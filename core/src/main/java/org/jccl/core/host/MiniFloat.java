@@ -6,8 +6,8 @@ package org.jccl.core.host;
  *
  * <p>Out-of-range results: {@code float16} and {@code bfloat16} follow IEEE 754 (overflow gives ±infinity, as
  * CUDA's {@code __float2half_rn}). The FP8 formats follow CUDA's {@code __NV_SATFINITE} conversion, which NCCL's
- * fp8 reductions use when they convert each result back: a NaN stays NaN (the canonical pattern {@code 0x7F} with
- * the input's sign), any finite value beyond the largest finite one and ±infinity become ±max finite (448 for
+ * fp8 reductions use when they convert each result back: a NaN stays NaN (the canonical pattern {@code 0x7F}; every
+ * format encodes NaN as its one positive canonical pattern), any finite value beyond the largest finite one and ±infinity become ±max finite (448 for
  * E4M3, 57344 for E5M2). E5M2 infinities can therefore be read but a conversion never produces one.
  */
 final class MiniFloat {
@@ -76,7 +76,7 @@ final class MiniFloat {
     /** {@code value} rounded to this format (round to nearest, ties to even), as a bit pattern. */
     int encode(double value) {
         int sign = (Double.doubleToRawLongBits(value) < 0) ? signBit : 0;
-        if (Double.isNaN(value)) return canonicalNaN | sign;
+        if (Double.isNaN(value)) return canonicalNaN; // one positive NaN, whatever the input's sign or payload
         double magnitude = Math.abs(value);
         if (magnitude == 0) return sign;
         if (Double.isInfinite(magnitude)) return overflow(sign);
