@@ -2,8 +2,8 @@ package org.jccl.reactive.kotlin
 
 import java.time.Duration
 import kotlinx.coroutines.flow.Flow
-import kotlinx.coroutines.reactive.asFlow
-import kotlinx.coroutines.reactive.asPublisher
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.future.await
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
 import org.jccl.core.Buffer
@@ -16,6 +16,7 @@ import org.jccl.core.PreMulSum
 import org.jccl.core.ReduceOp
 import org.jccl.core.Registration
 import org.jccl.core.Work
+import org.jccl.core.error.InvalidArgumentException
 import org.jccl.reactive.ReactiveCommunicator
 import reactor.core.scheduler.Scheduler
 
@@ -132,11 +133,32 @@ class CoroutineCommunicator(
     suspend fun issue(operation: Operation): Work = reactive.issue(operation).awaitSingle()
 
     /**
-     * [ReactiveCommunicator.pipeline] as a [Flow]: each item's operation is launched in item order, at most
-     * [maxInFlight] are in flight, and each item is emitted in order once its operation has completed.
+     * Runs [items] through this communicator as a [Flow]: each item's operation is launched in item order, at most
+     * [maxInFlight] are in flight, and each item is emitted, in order, once its operation has completed.
+     *
+     * The launch of item `i + maxInFlight` waits until item `i` was emitted and its collector returned, so buffers
+     * can be reused in a ring of [maxInFlight] slots. Collection is sequential: the flow is cold and launches on the
+     * collecting coroutine. Cancelling the collector detaches the operations already launched.
      */
-    fun <T : Any> pipeline(items: Flow<T>, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> =
-        reactive.pipeline(items.asPublisher(), { item: T -> toOperation(item) }, maxInFlight).asFlow()
+    fun <T> pipeline(items: Flow<T>, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> {
+        if (maxInFlight < 1) throw InvalidArgumentException("maxInFlight must be at least 1, not $maxInFlight")
+        return flow {
+            val inFlight = ArrayDeque<Pair<T, Work>>(maxInFlight)
+            items.collect { item ->
+                if (inFlight.size == maxInFlight) {
+                    val (done, work) = inFlight.removeFirst()
+                    work.await() // cancelling here calls Work.cancel, a no-op: the operation detaches
+                    emit(done)
+                }
+                inFlight.addLast(item to issue(toOperation(item)))
+            }
+            while (inFlight.isNotEmpty()) {
+                val (done, work) = inFlight.removeFirst()
+                work.await()
+                emit(done)
+            }
+        }
+    }
 
     /** [Communicator.split]: the communicator of the ranks that gave the same [color]. */
     suspend fun split(color: Int, key: Int): CoroutineCommunicator =
@@ -192,5 +214,5 @@ fun ReactiveCommunicator.coroutines(): CoroutineCommunicator = CoroutineCommunic
  * chunks.asFlow().through(comm, maxInFlight = 8) { i -> Operation.allReduce(buf[i % 8], buf[i % 8], n, FLOAT32, SUM) }
  * ```
  */
-fun <T : Any> Flow<T>.through(communicator: CoroutineCommunicator, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> =
+fun <T> Flow<T>.through(communicator: CoroutineCommunicator, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> =
     communicator.pipeline(this, maxInFlight, toOperation)
