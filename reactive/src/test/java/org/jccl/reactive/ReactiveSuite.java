@@ -314,11 +314,15 @@ abstract class ReactiveSuite {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         for (int k = 0; k < 3; k++) r.comm(0).allReduce(b, b, N, f32(), ReduceOp.SUM).subscribe(null, errors::add);
         await().atMost(WAIT).until(() -> errors.size() == 3);
-        assertInstanceOf(WorkTimeoutException.class, errors.get(0));
-        assertTrue(errors.get(0).getMessage().contains("seq=1"), errors.get(0).getMessage());
-        assertInstanceOf(CommunicatorAbortedException.class, errors.get(1));
-        assertTrue(errors.get(1).getMessage().contains("seq=2"), errors.get(1).getMessage());
-        assertInstanceOf(CommunicatorAbortedException.class, errors.get(2));
+        // The abort fails the others in no particular order: sort the errors by the work they name.
+        List<Throwable> bySequence = new ArrayList<>(errors);
+        bySequence.sort(java.util.Comparator.comparing(e -> e.getMessage().substring(e.getMessage().indexOf("seq="))));
+        assertInstanceOf(WorkTimeoutException.class, bySequence.get(0));
+        assertTrue(bySequence.get(0).getMessage().contains("allReduce(seq=1"), bySequence.get(0).getMessage());
+        for (int k = 1; k < 3; k++) {
+            assertInstanceOf(CommunicatorAbortedException.class, bySequence.get(k));
+            assertTrue(bySequence.get(k).getMessage().contains("allReduce(seq=" + (k + 1)), bySequence.get(k).getMessage());
+        }
         // Later operations fail at subscription with the same type.
         StepVerifier.create(r.comm(0).allReduce(b, b, N, f32(), ReduceOp.SUM)).expectError(CommunicatorAbortedException.class).verify(WAIT);
     }
