@@ -211,6 +211,10 @@ public final class ReactiveCommunicator implements AutoCloseable {
      * and the consumer takes their items. The first failure ends the Flux with that error; operations already
      * launched still run to completion.
      *
+     * <p>Buffers: the operation of item {@code i + maxInFlight} may be launched as soon as item {@code i} has been
+     * emitted, so a ring of {@code maxInFlight} buffers is safe when the subscriber uses item {@code i}'s buffer
+     * synchronously in {@code onNext}; a subscriber on another thread ({@link #publishOn}) needs more slots.
+     *
      * <p>Every rank must run the same sequence of operations, so feed every rank's pipeline the same items in the
      * same order (or items that map to the same collectives).
      *
