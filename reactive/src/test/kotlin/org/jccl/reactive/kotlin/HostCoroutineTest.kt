@@ -11,6 +11,7 @@ import kotlinx.coroutines.cancel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.asFlow
 import kotlinx.coroutines.flow.map
+import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.reactive.awaitFirstOrNull
@@ -157,5 +158,27 @@ class HostCoroutineTest {
             }
         }.awaitAll()
         results.forEach { assertEquals((0 until items).toList(), it) }
+    }
+
+    @Test
+    fun stoppingAFlowPipelineEarlyDetachesWhatItLaunched() = runBlocking<Unit> {
+        val comms = ranks()
+        val b0 = floats(1f)
+        var launched = 0
+        // take(2) ends collection after item 1: items 0..3 were launched first, then item 4 after item 0 was taken.
+        val firstTwo = async {
+            (0 until 100).asFlow()
+                .through(comms[0], 4) { launched++; Operation.allReduce(b0, b0, 1, FLOAT32, SUM) }
+                .take(2)
+                .toList()
+        }
+        repeat(5) { comms[1].allReduce(floats(1f), floats(0f), 1, FLOAT32, SUM) }
+        assertEquals(listOf(0, 1), firstTwo.await())
+        assertEquals(5, launched)
+        await().atMost(wait).until { comms[0].communicator.pendingCount() == 0 }
+        assertArrayEquals(floatArrayOf(6f), read(b0, 1), "1 + five sums with rank 1's ones")
+        val after = comms.map { floats(2f) }
+        comms.map { c -> async { c.allReduce(after[c.rank], after[c.rank], 1, FLOAT32, SUM) } }.awaitAll()
+        after.forEach { assertArrayEquals(floatArrayOf(4f), read(it, 1)) }
     }
 }
