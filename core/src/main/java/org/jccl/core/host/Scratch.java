@@ -6,7 +6,7 @@ package org.jccl.core.host;
  */
 final class Scratch {
     /** Elements per block: small enough that a block of every array stays in the L2 cache. */
-    static final int BLOCK = 8192;
+    static final int BLOCK = 16384;
     private static final ThreadLocal<Scratch> PER_THREAD = ThreadLocal.withInitial(Scratch::new);
 
     final float[] floatAcc = new float[BLOCK];
