@@ -78,4 +78,35 @@ class HostReactiveTest extends ReactiveSuite {
             Flux.fromIterable(comms).flatMap(ReactiveCommunicator::closeLater).then().block(WAIT);
         }
     }
+
+    /**
+     * Ranks issuing in different orders: the host backend notices the disagreement at once (NCCL would hang until the
+     * timeout) and fails the operations with errors that name the work on each rank.
+     */
+    @Test
+    void ranksIssuingInDifferentOrdersFailWithErrorsNamingTheWork() {
+        Ranks r = open();
+        Buffer[] small = new Buffer[r.size()];
+        Buffer[] large = new Buffer[r.size()];
+        for (int i = 0; i < r.size(); i++) {
+            small[i] = r.floats(i, filled(2, 1f));
+            large[i] = r.floats(i, filled(4, 1f));
+        }
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < r.size(); i++) {
+            int k = i;
+            // Rank 0 issues (small, large); the others (large, small).
+            Flux.range(0, 2)
+                    .concatMap(step -> (step == 0) == (k == 0)
+                            ? r.comm(k).allReduce(small[k], small[k], 2, f32(), ReduceOp.SUM)
+                            : r.comm(k).allReduce(large[k], large[k], 4, f32(), ReduceOp.SUM))
+                    .subscribe(null, errors::add);
+        }
+        await().atMost(WAIT).until(() -> errors.size() == r.size());
+        for (Throwable e : errors) {
+            assertInstanceOf(org.jccl.core.error.JcclException.class, e);
+            assertTrue(e.getMessage().contains("allReduce(seq=1, count="), e.getMessage());
+        }
+        assertTrue(errors.stream().anyMatch(e -> e instanceof org.jccl.core.error.InvalidUsageException), errors.toString());
+    }
 }
