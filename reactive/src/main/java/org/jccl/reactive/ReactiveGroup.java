@@ -1,0 +1,65 @@
+package org.jccl.reactive;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jccl.core.Group;
+import org.jccl.core.Operation;
+import reactor.core.publisher.Mono;
+
+/**
+ * A group call as a cold {@link Mono}: operations on one or several communicators, issued between one
+ * {@code ncclGroupStart}/{@code ncclGroupEnd} when the Mono is subscribed (core's {@link Group} does the
+ * issuing), completing when all have. Sends and receives in one group never deadlock, whatever their order.
+ *
+ * <p>Immutable: {@link #add} returns a new group, so one group can be kept and subscribed many times; each
+ * subscription issues the whole group once. Bad operations fail the subscription and issue nothing. Signals use
+ * the scheduler of the first communicator added.
+ *
+ * <pre>{@code
+ * Mono<Void> exchange = ReactiveGroup.create()
+ *     .add(comm, Operation.send(out, n, DataType.FLOAT32, peer))
+ *     .add(comm, Operation.recv(in, n, DataType.FLOAT32, peer))
+ *     .submit();
+ * }</pre>
+ */
+public final class ReactiveGroup {
+    private static final ReactiveGroup EMPTY = new ReactiveGroup(List.of());
+
+    private final List<Entry> entries;
+
+    private record Entry(ReactiveCommunicator communicator, Operation operation) {
+    }
+
+    private ReactiveGroup(List<Entry> entries) {
+        this.entries = entries;
+    }
+
+    /** An empty group. */
+    public static ReactiveGroup create() {
+        return EMPTY;
+    }
+
+    /** A group with {@code operation} of {@code communicator} added after this group's operations. */
+    public ReactiveGroup add(ReactiveCommunicator communicator, Operation operation) {
+        List<Entry> more = new ArrayList<>(entries.size() + 1);
+        more.addAll(entries);
+        more.add(new Entry(Objects.requireNonNull(communicator, "communicator"),
+                Objects.requireNonNull(operation, "operation")));
+        return new ReactiveGroup(List.copyOf(more));
+    }
+
+    /** How many operations the group holds. */
+    public int size() {
+        return entries.size();
+    }
+
+    /** A Mono that issues the whole group at each subscription and completes when every operation has. */
+    public Mono<Void> submit() {
+        return Signals.completion(() -> {
+            Group group = Group.create();
+            for (Entry e : entries) group.add(e.communicator().communicator(), e.operation());
+            return group.submit();
+        }, entries.isEmpty() ? null : entries.get(0).communicator().scheduler());
+    }
+}
