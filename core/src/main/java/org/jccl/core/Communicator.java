@@ -2,6 +2,7 @@ package org.jccl.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -402,7 +403,9 @@ public final class Communicator implements AutoCloseable {
             state = State.ABORTED;
             failure = cause;
         }
-        for (Work w : pending) failPending(w, cause);
+        List<Work> inIssueOrder = new ArrayList<>(pending);
+        inIssueOrder.sort(Comparator.comparingLong(Work::sequence));
+        for (Work w : inIssueOrder) failPending(w, cause);
         Thread aborter = new Thread(() -> {
             try {
                 driverComm.abort();
@@ -496,15 +499,32 @@ public final class Communicator implements AutoCloseable {
         abort(e);
     }
 
+    /** Called on the event thread: applies the timeout policy to each pending work past its deadline, oldest first. */
+    void checkDeadlines(long now) {
+        List<Work> late = null;
+        for (Work w : pending) {
+            if (now - w.deadlineNanos() > 0 && !w.isDone()) {
+                if (late == null) late = new ArrayList<>();
+                late.add(w);
+            }
+        }
+        if (late == null) return;
+        late.sort(Comparator.comparingLong(Work::sequence));
+        for (Work w : late) {
+            if (state == State.ABORTED) return;
+            if (w.markTimeoutReported()) timedOut(w);
+        }
+    }
+
     /** Called on the event thread when {@code w} passed its deadline. */
     void timedOut(Work w) {
-        WorkTimeoutException e = new WorkTimeoutException("still pending after " + options.timeout()
+        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout()
                 + " on this rank: check that every rank issues the same operations in the same order",
                 -1, null, null, w.describe(), null);
         if (options.timeoutPolicy() == TimeoutPolicy.ABORT_COMMUNICATOR) {
             LOG.error("{}; aborting the communicator", e.getMessage());
             w.fail(e);
-            abort(new CommunicatorAbortedException("aborted: seq=" + w.sequence() + " timed out after " + options.timeout(),
+            abort(new CommunicatorAbortedException("aborted: seq=" + w.sequence() + " timed out after " + w.timeout(),
                     -1, null, null, null, e));
         } else {
             LOG.warn("{}", e.getMessage());

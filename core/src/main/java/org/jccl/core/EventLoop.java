@@ -256,17 +256,15 @@ final class EventLoop implements Runnable {
         return progress;
     }
 
-    /** Async errors of communicators with pending work, and deadlines of the oldest work of each stream. */
+    /**
+     * Async errors of communicators with pending work, and the deadline of every pending work (queued behind a stuck
+     * one, or not launched yet, included).
+     */
     private void checkCommunicators(long now) {
         for (Communicator c : communicators) {
-            if (c.hasPendingWork()) c.checkAsyncError();
-        }
-        for (int i = 0; i < active.size(); i++) {
-            Work head = active.get(i).pending.peek();
-            if (head != null && now - head.deadlineNanos() > 0 && head.markTimeoutReported()) {
-                Communicator c = head.communicator();
-                if (c != null) c.timedOut(head);
-            }
+            if (!c.hasPendingWork()) continue;
+            c.checkAsyncError();
+            c.checkDeadlines(now);
         }
     }
 }

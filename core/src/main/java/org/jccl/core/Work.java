@@ -27,6 +27,7 @@ public final class Work extends CompletableFuture<Void> {
     private final @Nullable Communicator communicator;
     private final MemoryBlock[] held;
     private final long deadlineNanos;
+    private final long timeoutNanos;
     private @Nullable DriverEvent event;
     private @Nullable Stream stream;
     private boolean timeoutReported;
@@ -39,6 +40,7 @@ public final class Work extends CompletableFuture<Void> {
         this.communicator = communicator;
         this.held = held;
         long now = System.nanoTime();
+        this.timeoutNanos = Math.max(0, timeoutNanos);
         this.deadlineNanos = timeoutNanos <= 0 || timeoutNanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNanos;
         for (MemoryBlock block : held) block.retain();
     }
@@ -89,6 +91,11 @@ public final class Work extends CompletableFuture<Void> {
 
     long deadlineNanos() {
         return deadlineNanos;
+    }
+
+    /** This work's own timeout (the communicator's, or the one given to {@code submit}); 0 for none. */
+    java.time.Duration timeout() {
+        return java.time.Duration.ofNanos(timeoutNanos);
     }
 
     /** True once, the first time the deadline is reported, so a timeout is handled once. */

@@ -136,6 +136,20 @@ class EngineTest {
     }
 
     @Test
+    void everyLateWorkTimesOutEvenBehindAStuckOneAndNamesItsOwnTimeout() {
+        Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMinutes(5)).withTimeoutPolicy(TimeoutPolicy.REPORT));
+        Buffer b = buffer(64);
+        Work stuck = c.submit(Operation.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM), Duration.ofMillis(40));
+        Work behind = c.submit(Operation.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM), Duration.ofMillis(60));
+        Throwable first = assertThrows(CompletionException.class, stuck::join).getCause();
+        Throwable second = assertThrows(CompletionException.class, behind::join).getCause();
+        assertInstanceOf(WorkTimeoutException.class, first);
+        assertInstanceOf(WorkTimeoutException.class, second);
+        assertTrue(first.getMessage().contains("still pending after PT0.04S"), first.getMessage());
+        assertTrue(second.getMessage().contains("allReduce(seq=2") && second.getMessage().contains("PT0.06S"), second.getMessage());
+    }
+
+    @Test
     void aTimeoutWithTheAbortPolicyAbortsTheCommunicator() {
         Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(50)));
         Buffer b = buffer(64);
