@@ -148,17 +148,23 @@ public final class Bench {
         long cpu0 = eventThreadCpu();
         long done0 = backend.completedWorkCount();
         long t0 = System.nanoTime();
-        for (int i = 0; i < options.iters(); i++) {
-            int slot = i % window;
-            for (int r = 0; r < n; r++) {
-                CompletableFuture<?> previous = inFlight[r][slot];
-                if (previous != null) {
-                    while (!previous.isDone()) Thread.onSpinWait();
+        if (issuer instanceof ReactiveIssuer reactive) {
+            CompletableFuture<?>[] pipelines = new CompletableFuture<?>[n];
+            for (int r = 0; r < n; r++) pipelines[r] = reactive.pipeline(r, options.iters(), window);
+            waitAll(pipelines);
+        } else {
+            for (int i = 0; i < options.iters(); i++) {
+                int slot = i % window;
+                for (int r = 0; r < n; r++) {
+                    CompletableFuture<?> previous = inFlight[r][slot];
+                    if (previous != null) {
+                        while (!previous.isDone()) Thread.onSpinWait();
+                    }
+                    inFlight[r][slot] = issuer.issue(r);
                 }
-                inFlight[r][slot] = issuer.issue(r);
             }
+            for (CompletableFuture<?>[] rank : inFlight) for (CompletableFuture<?> f : rank) if (f != null) f.get(5, TimeUnit.MINUTES);
         }
-        for (CompletableFuture<?>[] rank : inFlight) for (CompletableFuture<?> f : rank) if (f != null) f.get(5, TimeUnit.MINUTES);
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cpuPerOp = perOp(eventThreadCpu() - cpu0, backend.completedWorkCount() - done0);
         report.pipeline(op, issuer.path(), bytes, window, options.iters(), seconds, cpuPerOp);
@@ -178,7 +184,7 @@ public final class Bench {
     }
 
     private Issuer issuer(List<List<Operation>> ops) {
-        if (options.path().equals("reactive")) return ReactiveIssuer.create(comms, ops);
+        if (options.path().equals("reactive")) return new ReactiveIssuer(comms, ops);
         return new CoreIssuer(comms, ops);
     }
 

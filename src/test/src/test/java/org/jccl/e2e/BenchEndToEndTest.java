@@ -51,6 +51,18 @@ class BenchEndToEndTest {
     }
 
     @Test
+    void theReactivePathMeasuresTheSameThings() throws Exception {
+        System.setProperty("jccl.backend", "host");
+        List<String> bandwidth = run("--ranks", "2", "--path", "reactive", "-o", "allreduce,sendrecv", "-b", "1K", "-e", "1K",
+                "-w", "1", "-n", "3", "--json");
+        assertEquals(2, bandwidth.size());
+        for (String line : bandwidth) assertTrue(line.contains("\"path\":\"reactive\"") && line.contains("\"wrong\":0"), line);
+        List<String> pipeline = run("--ranks", "2", "--path", "reactive", "--mode", "pipeline", "-b", "8", "-n", "1000",
+                "--inflight", "8", "--json");
+        assertTrue(pipeline.get(0).contains("\"ops\":1000") && pipeline.get(0).contains("\"path\":\"reactive\""), pipeline.get(0));
+    }
+
+    @Test
     void badArgumentsExitWithStatusTwo() throws Exception {
         assertEquals(2, Bench.run(new String[] {"-o", "allshuffle"}, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
     }
