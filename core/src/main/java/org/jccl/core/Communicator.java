@@ -274,6 +274,67 @@ public final class Communicator implements AutoCloseable {
                 .thenCompose(child -> backend.adopt(child, id + "-s", config, options));
     }
 
+    /**
+     * {@code ncclCommSuspend}: releases the communicator's dynamic GPU memory while it is idle (NCCL 2.29+), in issue
+     * order after the work already issued; use {@link #resume()} before the next operation.
+     */
+    public CompletableFuture<Void> suspend() {
+        backend.driver().features().require("ncclCommSuspend");
+        return onLaunchThread("suspend", () -> {
+            driverComm.suspend(DriverComm.SUSPEND_MEMORY);
+            return null;
+        });
+    }
+
+    /** {@code ncclCommResume}: restores what {@link #suspend()} released. */
+    public CompletableFuture<Void> resume() {
+        backend.driver().features().require("ncclCommResume");
+        return onLaunchThread("resume", () -> {
+            driverComm.resume();
+            return null;
+        });
+    }
+
+    /** {@code ncclCommMemStats}: the GPU memory the library tracks for this communicator. */
+    public CompletableFuture<CommMemoryStats> memStats() {
+        backend.driver().features().require("ncclCommMemStats");
+        return onLaunchThread("memStats", driverComm::memStats);
+    }
+
+    /**
+     * {@code ncclCommRevoke}: stops this communicator's in-flight operations so that it can be shrunk or destroyed.
+     * Runs on its own thread, not behind the launch queue, since the launch thread may be the one that is stuck.
+     */
+    public CompletableFuture<Void> revoke() {
+        backend.driver().features().require("ncclCommRevoke");
+        checkOpen();
+        return CompletableFuture.runAsync(() -> driverComm.revoke(0), r -> {
+            Thread t = new Thread(r, "jccl-revoke-" + id + "-r" + rank());
+            t.setDaemon(true);
+            t.start();
+        });
+    }
+
+    /** {@code ncclCommGetUniqueId}: the id ranks outside this communicator use to join it through {@link #grow}. */
+    public CompletableFuture<UniqueId> growUniqueId() {
+        backend.driver().features().require("ncclCommGetUniqueId");
+        return onLaunchThread("growUniqueId", () -> UniqueId.fromBytes(driverComm.growUniqueId()));
+    }
+
+    /**
+     * {@code ncclCommGrow}, called by every current rank: a new communicator of {@code newSize} ranks that new ranks
+     * join with {@link Backend#initRank} and the id from {@link #growUniqueId()}. The rank that made the id passes it.
+     */
+    public CompletableFuture<Communicator> grow(int newSize, @Nullable UniqueId id, CommConfig config, CommOptions options) {
+        if (newSize <= size()) throw new InvalidArgumentException("grow needs more than " + size() + " ranks, not " + newSize);
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(options, "options");
+        backend.driver().features().require("ncclCommGrow");
+        byte[] bytes = id == null ? null : id.toBytes();
+        return onLaunchThread("grow", () -> driverComm.grow(newSize, bytes, config))
+                .thenCompose(child -> backend.adopt(child, this.id + "+g", config, options));
+    }
+
     /** A {@link PreMulSum} with a host scalar, for operations of {@code type} on this communicator. */
     public CompletableFuture<PreMulSum> createPreMulSum(double scalar, DataType type) {
         Objects.requireNonNull(type, "type");

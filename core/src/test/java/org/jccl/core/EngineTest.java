@@ -237,6 +237,18 @@ class EngineTest {
     }
 
     @Test
+    void optionalLibraryFunctionsAreReportedAsUnsupportedBeforeAnythingIsQueued() {
+        Communicator c = comm();
+        org.jccl.core.error.UnsupportedFeatureException e =
+                assertThrows(org.jccl.core.error.UnsupportedFeatureException.class, c::suspend);
+        assertEquals("ncclCommSuspend", e.function());
+        assertTrue(e.getMessage().contains("scripted (version 2.28.9)"), e.getMessage());
+        assertThrows(org.jccl.core.error.UnsupportedFeatureException.class, c::memStats);
+        assertThrows(org.jccl.core.error.UnsupportedFeatureException.class, () -> c.grow(2, null, CommConfig.DEFAULT, c.options()));
+        assertThrows(org.jccl.core.error.UnsupportedFeatureException.class, () -> c.shrink(new int[0], CommConfig.DEFAULT, c.options()));
+    }
+
+    @Test
     void closeDrainsThenDestroysAndLaterCallsAreRejected() {
         Communicator c = comm();
         Buffer b = buffer(64);

@@ -6,7 +6,7 @@ import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
-import org.jccl.core.spi.CommMemoryStats;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.MemoryBlock;

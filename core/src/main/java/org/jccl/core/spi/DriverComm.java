@@ -1,6 +1,7 @@
 package org.jccl.core.spi;
 
 import org.jccl.core.CommConfig;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.DataType;
 import org.jccl.core.error.UnsupportedFeatureException;
 import org.jspecify.annotations.Nullable;

@@ -28,7 +28,7 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.RemoteErrorException;
 import org.jccl.core.error.SystemErrorException;
-import org.jccl.core.spi.CommMemoryStats;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
