@@ -298,6 +298,14 @@ class HostBackendTest {
                 c.get(2).allReduce(z, z, 1, DataType.FLOAT32, ReduceOp.MIN)));
         assertEquals(1f, read(y)[0]);
 
+        UniqueId second = host().newUniqueId();
+        CompletableFuture<Communicator> s0 = host().initRankScalable(List.of(id, second), 2, 0, -1, CommConfig.DEFAULT,
+                org.jccl.core.CommOptions.defaults());
+        CompletableFuture<Communicator> s1 = host().initRankScalable(List.of(id, second), 2, 1, -1, CommConfig.DEFAULT,
+                org.jccl.core.CommOptions.defaults());
+        assertEquals(2, keep(await(s0)).size());
+        assertEquals(1, keep(await(s1)).rank());
+
         String key = "jccl.host.initTimeout";
         System.setProperty(key, "200ms");
         try {
