@@ -143,6 +143,7 @@ final class LocalClique implements HostTransport {
             throw e;
         }
         barrier(rank);
+        slots[rank] = null; // every peer is done with it: do not keep its buffers reachable
     }
 
     private void checkAgreement(HostOp mine) {
