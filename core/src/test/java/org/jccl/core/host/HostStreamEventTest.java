@@ -116,6 +116,8 @@ class HostStreamEventTest {
         a.release();
         b.release();
         assertTrue(a.isFreed());
+        assertThrows(IllegalStateException.class, a::hostView);
+        assertThrows(InvalidArgumentException.class, () -> driver.read(a, 0, ByteBuffer.allocate(1)));
         assertThrows(InvalidArgumentException.class, () -> driver.allocate(0, 0, MemoryKind.DEVICE));
         assertFalse(driver.features().present().isEmpty());
     }
