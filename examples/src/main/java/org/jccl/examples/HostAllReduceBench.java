@@ -18,7 +18,7 @@ import org.jccl.core.Work;
 /**
  * How fast the host backend's all-reduce is against this machine's memory bandwidth: measures a large direct
  * buffer copy (memcpy) and an in-place float32 sum all-reduce over ranks that are threads of this JVM, and prints
- * both with their ratio. Bus bandwidth is as nccl-tests define it: {@code 2(n-1)/n × bytes / time}.
+ * both with their ratio, for the best and the median run of each (the machine may be shared). Bus bandwidth is as nccl-tests define it: {@code 2(n-1)/n × bytes / time}.
  *
  * <p>Arguments: {@code [ranks=4] [MiB=256] [iterations=5]}. Needs direct memory for {@code ranks × MiB} plus two
  * copy buffers, e.g. {@code -XX:MaxDirectMemorySize=4g}.
@@ -39,7 +39,7 @@ public final class HostAllReduceBench {
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         long bytes = mib << 20;
 
-        double copyGBs = memcpyBandwidth((int) bytes, iterations);
+        double[] copySeconds = memcpySeconds((int) bytes, iterations);
 
         Backend host = Jccl.backend(BackendKind.HOST);
         List<Communicator> comms = host.initAll(ranks).get(60, TimeUnit.SECONDS);
@@ -59,16 +59,12 @@ public final class HostAllReduceBench {
             seconds[i] = (System.nanoTime() - start) / 1e9;
         }
         Arrays.sort(seconds);
-        double median = seconds[iterations / 2];
-        double algGBs = bytes / median / 1e9;
-        double busGBs = algGBs * 2.0 * (ranks - 1) / ranks;
-        System.out.printf("host backend, %d CPU cores, %d ranks, %d MiB float32 sum all-reduce (in place)%n",
-                Runtime.getRuntime().availableProcessors(), ranks, mib);
-        System.out.printf("memcpy bandwidth      %8.2f GB/s (direct ByteBuffer copy of %d MiB, best of %d)%n", copyGBs, mib, iterations);
-        System.out.printf("all-reduce time       %8.2f ms (median of %d)%n", median * 1e3, iterations);
-        System.out.printf("all-reduce algbw      %8.2f GB/s%n", algGBs);
-        System.out.printf("all-reduce busbw      %8.2f GB/s%n", busGBs);
-        System.out.printf("busbw / memcpy        %8.1f %%%n", 100 * busGBs / copyGBs);
+        double busFactor = 2.0 * (ranks - 1) / ranks;
+        System.out.printf("host backend, %d CPU cores, %d ranks, %d MiB float32 sum all-reduce (in place), %d runs%n",
+                Runtime.getRuntime().availableProcessors(), ranks, mib, iterations);
+        System.out.printf("%-8s %14s %14s %14s %14s%n", "", "memcpy GB/s", "allreduce ms", "busbw GB/s", "busbw/memcpy");
+        report("best", bytes / copySeconds[0] / 1e9, seconds[0], bytes, busFactor);
+        report("median", bytes / copySeconds[iterations / 2] / 1e9, seconds[iterations / 2], bytes, busFactor);
 
         for (Communicator c : comms) c.close();
         for (Buffer b : buffers) b.close();
@@ -82,19 +78,26 @@ public final class HostAllReduceBench {
         CompletableFuture.allOf(works).get(10, TimeUnit.MINUTES);
     }
 
-    /** Bytes copied per second, in GB/s, of the best of {@code iterations} large direct-buffer copies. */
-    private static double memcpyBandwidth(int bytes, int iterations) {
+    private static void report(String label, double copyGBs, double allReduceSeconds, long bytes, double busFactor) {
+        double busGBs = bytes / allReduceSeconds / 1e9 * busFactor;
+        System.out.printf("%-8s %14.2f %14.2f %14.2f %13.1f%%%n", label, copyGBs, allReduceSeconds * 1e3, busGBs,
+                100 * busGBs / copyGBs);
+    }
+
+    /** The sorted durations of {@code iterations} large direct-buffer copies. */
+    private static double[] memcpySeconds(int bytes, int iterations) {
         ByteBuffer src = ByteBuffer.allocateDirect(bytes);
         ByteBuffer dst = ByteBuffer.allocateDirect(bytes);
         for (int i = 0; i < bytes; i += 4096) src.put(i, (byte) i);
         dst.put(0, src, 0, bytes); // warm-up, and touch every page of dst
-        double best = Double.MAX_VALUE;
+        double[] seconds = new double[iterations];
         for (int i = 0; i < iterations; i++) {
             long start = System.nanoTime();
             dst.put(0, src, 0, bytes);
-            best = Math.min(best, (System.nanoTime() - start) / 1e9);
+            seconds[i] = (System.nanoTime() - start) / 1e9;
         }
-        return bytes / best / 1e9;
+        Arrays.sort(seconds);
+        return seconds;
     }
 
     private static ByteBuffer filled(int bytes, int rank) {

@@ -7,7 +7,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DeviceInfo;
@@ -16,7 +15,6 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
-import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Features;
@@ -28,6 +26,11 @@ import org.jspecify.annotations.Nullable;
  * The host backend's driver: memory, streams and events on the CPU, and communicators whose ranks are threads of
  * this JVM ({@link LocalClique}). It implements every operation, data type and reduction with NCCL's semantics;
  * reductions run in a fixed documented order (see {@link Reduction}) so results are reproducible bit for bit.
+ *
+ * <p>{@code allReduceWithBias} (RCCL's): each rank receives the reduction over all ranks combined once with its own
+ * bias buffer by the same operator (sum, avg and PreMulSum add the bias unscaled; prod multiplies; max/min compare).
+ * The small float formats round as {@link MiniFloat} documents (fp8 saturating like CUDA's {@code __NV_SATFINITE}).
+ * One buffer holds at most {@code Integer.MAX_VALUE - 64} bytes.
  */
 public final class HostDriver implements Driver {
     /** The NCCL API level the host backend mirrors (2.28.9), for code that compares versions. */

@@ -85,8 +85,10 @@ final class HostMemoryBlock extends MemoryBlock {
         return shorts;
     }
 
+    /** A duplicate of the whole block; refused once freed (touching freed native memory would crash the JVM). */
     @Override
     public @Nullable ByteBuffer hostView() {
+        if (isFreed()) throw new IllegalStateException("host memory block already freed");
         return data.duplicate().order(ByteOrder.nativeOrder());
     }
 

@@ -2,6 +2,7 @@ package org.jccl.core.host;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.OpKind;
 import org.jccl.core.error.Errors;
@@ -12,19 +13,25 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A collective: every rank publishes its operation, all meet at a barrier, each rank does its share of the
  * work straight on all ranks' buffers, and all meet again before anyone returns (so no buffer is reused while a
- * peer still reads it). Reductions are split by element range: rank {@code r} reduces elements
- * {@code [count·r/n, count·(r+1)/n)} across every rank's send buffer and writes the result to every rank's receive
- * buffer, reading each block completely before writing it, which keeps in-place forms safe. Data-movement
+ * peer still reads it). Reductions are split into chunks of elements that the ranks claim from a shared counter
+ * (so ranks that get the CPU do the work when there are more ranks than cores): whoever claims a chunk reduces it
+ * across every rank's send buffer and writes the result to every rank's receive buffer, reading the chunk
+ * completely before writing it, which keeps in-place forms safe. The order of ranks within each element is always
+ * 0..n-1, so who computes a chunk never changes the result. Data-movement
  * collectives are pulled: each rank fills only its own receive buffer.
  *
  * <p>Point-to-point: one FIFO mailbox per ordered pair of ranks. A send posts its buffer without waiting; the
  * receive copies the data and marks it consumed; a send completes when consumed.
  */
 final class LocalClique implements HostTransport {
+    /** Elements per unit of reduction work that ranks claim from a shared counter. */
+    private static final long CHUNK = Scratch.BLOCK;
     private final int size;
     private final HostOp[] slots;
     private final Thread[] threads;
     private final AtomicInteger arrived = new AtomicInteger();
+    /** The next unclaimed chunk of the current reduction; reset by the last rank to reach a barrier. */
+    private final AtomicLong nextChunk = new AtomicLong();
     private volatile long generation;
     private final ConcurrentLinkedQueue<Parcel>[] mailboxes;
     private volatile @Nullable String poisoned;
@@ -105,6 +112,7 @@ final class LocalClique implements HostTransport {
         threads[rank] = Thread.currentThread();
         if (arrived.incrementAndGet() == size) {
             arrived.set(0);
+            nextChunk.set(0);
             generation = g + 1;
             for (int i = 0; i < size; i++) {
                 Thread t = threads[i];
@@ -135,6 +143,7 @@ final class LocalClique implements HostTransport {
             throw e;
         }
         barrier(rank);
+        slots[rank] = null; // every peer is done with it: do not keep its buffers reachable
     }
 
     private void checkAgreement(HostOp mine) {
@@ -153,55 +162,61 @@ final class LocalClique implements HostTransport {
         long count = op.count;
         switch (op.kind) {
             case ALL_REDUCE, ALL_REDUCE_WITH_BIAS, REDUCE -> {
-                long lo = count * r / n;
-                long hi = count * (r + 1) / n;
-                int shift = (int) (lo * esize);
                 HostMemoryBlock[] src = sources[r];
                 int[] srcOff = sourceOffsets[r];
                 Reduction[] red = reductions[r];
-                for (int j = 0; j < n; j++) {
-                    src[j] = slots[j].send;
-                    srcOff[j] = slots[j].sendOffset + shift;
-                    red[j] = slots[j].reduction;
-                }
                 HostMemoryBlock[] dst = destinations[r];
                 int[] dstOff = destinationOffsets[r];
-                int ndst;
-                if (op.kind == OpKind.REDUCE) {
-                    HostOp root = slots[op.peer];
-                    dst[0] = root.recv;
-                    dstOff[0] = root.recvOffset + shift;
-                    ndst = 1;
-                } else {
+                HostMemoryBlock[] bias = op.kind == OpKind.ALL_REDUCE_WITH_BIAS ? biases[r] : null;
+                int ndst = op.kind == OpKind.REDUCE ? 1 : n;
+                long chunk;
+                while ((chunk = nextChunk.getAndIncrement()) * CHUNK < count) {
+                    long lo = chunk * CHUNK;
+                    int shift = (int) (lo * esize);
                     for (int j = 0; j < n; j++) {
-                        dst[j] = slots[j].recv;
-                        dstOff[j] = slots[j].recvOffset + shift;
+                        src[j] = slots[j].send;
+                        srcOff[j] = slots[j].sendOffset + shift;
+                        red[j] = slots[j].reduction;
                     }
-                    ndst = n;
-                }
-                HostMemoryBlock[] bias = null;
-                if (op.kind == OpKind.ALL_REDUCE_WITH_BIAS) {
-                    bias = biases[r];
-                    for (int j = 0; j < n; j++) {
-                        bias[j] = slots[j].bias;
-                        biasOffsets[r][j] = slots[j].biasOffset + shift;
+                    if (op.kind == OpKind.REDUCE) {
+                        HostOp root = slots[op.peer];
+                        dst[0] = root.recv;
+                        dstOff[0] = root.recvOffset + shift;
+                    } else {
+                        for (int j = 0; j < n; j++) {
+                            dst[j] = slots[j].recv;
+                            dstOff[j] = slots[j].recvOffset + shift;
+                        }
                     }
+                    if (bias != null) {
+                        for (int j = 0; j < n; j++) {
+                            bias[j] = slots[j].bias;
+                            biasOffsets[r][j] = slots[j].biasOffset + shift;
+                        }
+                    }
+                    Reducer.reduce(op.type, red, n, src, srcOff, ndst, dst, dstOff, bias, biasOffsets[r],
+                            Math.min(CHUNK, count - lo));
                 }
-                Reducer.reduce(op.type, red, n, src, srcOff, ndst, dst, dstOff, bias, biasOffsets[r], hi - lo);
             }
             case REDUCE_SCATTER -> {
                 HostMemoryBlock[] src = sources[r];
                 int[] srcOff = sourceOffsets[r];
                 Reduction[] red = reductions[r];
-                for (int j = 0; j < n; j++) {
-                    src[j] = slots[j].send;
-                    srcOff[j] = (int) (slots[j].sendOffset + r * count * esize);
-                    red[j] = slots[j].reduction;
+                long chunksPerBlock = (count + CHUNK - 1) / CHUNK;
+                long unit;
+                while ((unit = nextChunk.getAndIncrement()) < chunksPerBlock * n) {
+                    int block = (int) (unit / chunksPerBlock);
+                    long lo = (unit % chunksPerBlock) * CHUNK;
+                    for (int j = 0; j < n; j++) {
+                        src[j] = slots[j].send;
+                        srcOff[j] = (int) (slots[j].sendOffset + (block * count + lo) * esize);
+                        red[j] = slots[j].reduction;
+                    }
+                    destinations[r][0] = slots[block].recv;
+                    destinationOffsets[r][0] = (int) (slots[block].recvOffset + lo * esize);
+                    Reducer.reduce(op.type, red, n, src, srcOff, 1, destinations[r], destinationOffsets[r], null,
+                            biasOffsets[r], Math.min(CHUNK, count - lo));
                 }
-                destinations[r][0] = op.recv;
-                destinationOffsets[r][0] = op.recvOffset;
-                Reducer.reduce(op.type, red, n, src, srcOff, 1, destinations[r], destinationOffsets[r], null,
-                        biasOffsets[r], count);
             }
             case BROADCAST -> {
                 HostOp root = slots[op.peer];

@@ -58,6 +58,14 @@ final class Reducer {
         for (int j = 1; j < srcs.length; j++) {
             loadFloats(srcs[j], srcOff[j] + shift, in, len);
             if (pre) scalar = (float) scalar(r[j], DataType.FLOAT32, nranks);
+            if (k == Reduction.Kind.SUM && j + 1 < srcs.length) {
+                // Two ranks per pass, same order: (acc + x[j]) + x[j+1], one pass over acc fewer.
+                float[] next = s.floatOut;
+                j++;
+                loadFloats(srcs[j], srcOff[j] + shift, next, len);
+                for (int i = 0; i < len; i++) acc[i] = acc[i] + in[i] + next[i];
+                continue;
+            }
             switch (k) {
                 case SUM -> { for (int i = 0; i < len; i++) acc[i] += in[i]; }
                 case PROD -> { for (int i = 0; i < len; i++) acc[i] *= in[i]; }

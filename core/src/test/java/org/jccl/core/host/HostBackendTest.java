@@ -281,6 +281,27 @@ class HostBackendTest {
         ByteBuffer out = ByteBuffer.allocate(4 * n).order(ByteOrder.nativeOrder());
         views.get(1).read(0, out);
         for (int i = 0; i < n; i++) assertEquals(6 * i, out.getInt(i * 4));
+
+        // reduceScatter in place over several chunks per block: rank r keeps block r of the sum.
+        int m = 17_003;
+        List<Work> scatters = new ArrayList<>();
+        List<Buffer> sends = new ArrayList<>();
+        for (int r = 0; r < 3; r++) {
+            Buffer send = keep(host().allocate(0, 4L * m * 3));
+            ByteBuffer in = ByteBuffer.allocate(4 * m * 3).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < 3 * m; i++) in.putInt(i + r);
+            in.flip();
+            send.write(0, in);
+            sends.add(send);
+            Buffer recv = send.slice(4L * m * r, 4L * m);
+            scatters.add(c.get(r).reduceScatter(send, recv, m, DataType.INT32, ReduceOp.SUM));
+        }
+        await(CompletableFuture.allOf(scatters.toArray(new CompletableFuture[0])));
+        for (int r = 0; r < 3; r++) {
+            ByteBuffer block = ByteBuffer.allocate(4 * m).order(ByteOrder.nativeOrder());
+            sends.get(r).slice(4L * m * r, 4L * m).read(0, block);
+            for (int i = 0; i < m; i++) assertEquals(3 * (r * m + i) + 3, block.getInt(i * 4), "rank " + r + " element " + i);
+        }
     }
 
     @Test
@@ -297,6 +318,14 @@ class HostBackendTest {
                 c.get(1).allReduce(y, y, 1, DataType.FLOAT32, ReduceOp.MIN),
                 c.get(2).allReduce(z, z, 1, DataType.FLOAT32, ReduceOp.MIN)));
         assertEquals(1f, read(y)[0]);
+
+        UniqueId second = host().newUniqueId();
+        CompletableFuture<Communicator> s0 = host().initRankScalable(List.of(id, second), 2, 0, -1, CommConfig.DEFAULT,
+                org.jccl.core.CommOptions.defaults());
+        CompletableFuture<Communicator> s1 = host().initRankScalable(List.of(id, second), 2, 1, -1, CommConfig.DEFAULT,
+                org.jccl.core.CommOptions.defaults());
+        assertEquals(2, keep(await(s0)).size());
+        assertEquals(1, keep(await(s1)).rank());
 
         String key = "jccl.host.initTimeout";
         System.setProperty(key, "200ms");
