@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * only the oldest event, and all heads of one backend in one native crossing per round. It also polls
  * non-blocking creations, and every millisecond the async errors of communicators with pending work and the
  * deadlines of the oldest works. With nothing pending it parks until new work wakes it: an idle process spends no
- * CPU here.
+ * CPU here (it parks {@link Backoff#YIELD_NANOS} after the last completion).
  *
  * <p>Works complete on this thread, so callbacks run here unless the user moves them: they must never block.
  */
@@ -118,7 +118,9 @@ final class EventLoop implements Runnable {
                 }
                 if (progress) {
                     lastProgress = now;
-                } else if (active.isEmpty() && watches.isEmpty()) {
+                } else if (active.isEmpty() && watches.isEmpty() && now - lastProgress >= Backoff.YIELD_NANOS) {
+                    // Idle for a while: park until new work arrives. Right after a completion, the next operation
+                    // usually follows at once (a round trip), so the branch below keeps polling briefly first.
                     parkUntilWoken();
                     lastProgress = System.nanoTime();
                 } else if (now - lastProgress < Backoff.YIELD_NANOS) {

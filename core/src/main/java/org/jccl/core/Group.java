@@ -1,7 +1,6 @@
 package org.jccl.core;
 
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -146,37 +145,50 @@ public final class Group {
 
         private Work prepare() {
             Communicator first = comms.get(0);
-            Map<MemoryBlock, Boolean> blocks = new IdentityHashMap<>();
-            StringBuilder description = new StringBuilder(first.describe()).append(' ');
-            long firstSeq = -1;
             int total = 0;
             for (List<Operation> list : ops) total += list.size();
-            if (total > 1) description.append("group(");
+            long[] sequences = new long[total];
+            MemoryBlock[] blocks = new MemoryBlock[total * 4];
+            int b = 0;
+            int k = 0;
             for (int i = 0; i < comms.size(); i++) {
                 Communicator c = comms.get(i);
                 synchronized (c.submitLock()) {
                     for (Operation op : ops.get(i)) {
-                        long seq = c.nextSequence();
-                        if (firstSeq < 0) firstSeq = seq;
-                        if (total > 1 && description.charAt(description.length() - 1) != '(') description.append(", ");
-                        if (i > 0 && total > 1) description.append(c.describe()).append(' ');
-                        description.append(op.describe(seq));
-                        addBlocks(op, blocks);
+                        sequences[k++] = c.nextSequence();
+                        b = addBlocks(op, blocks, b);
                     }
                 }
             }
-            if (total > 1) description.append(')');
-            Work w = new Work(firstSeq, description.toString(), first, blocks.keySet().toArray(new MemoryBlock[0]),
-                    timeout.toNanos());
+            // Each buffer is retained once per use and released as often, so repeats need no removal.
+            MemoryBlock[] held = b == blocks.length ? blocks : java.util.Arrays.copyOf(blocks, b);
+            Work w = new Work(sequences[0], () -> describe(sequences), first, held, timeout.toNanos());
             w.participants(comms.toArray(new Communicator[0]));
             return w;
         }
 
-        private static void addBlocks(Operation op, Map<MemoryBlock, Boolean> blocks) {
-            if (op.send() != null) blocks.put(op.send().memoryBlock(), Boolean.TRUE);
-            if (op.recv() != null) blocks.put(op.recv().memoryBlock(), Boolean.TRUE);
-            if (op.bias() != null) blocks.put(op.bias().memoryBlock(), Boolean.TRUE);
-            if (op.op() instanceof PreMulSum p && p.deviceScalar() != null) blocks.put(p.deviceScalar().memoryBlock(), Boolean.TRUE);
+        /** e.g. {@code [comm=3f2a rank=0/2] allReduce(seq=17, ...)} or {@code ... group(send(seq=3, ...), recv(seq=4, ...))}. */
+        private String describe(long[] sequences) {
+            StringBuilder sb = new StringBuilder(comms.get(0).describe()).append(' ');
+            boolean group = sequences.length > 1;
+            if (group) sb.append("group(");
+            int k = 0;
+            for (int i = 0; i < comms.size(); i++) {
+                for (Operation op : ops.get(i)) {
+                    if (k > 0) sb.append(", ");
+                    if (i > 0) sb.append(comms.get(i).describe()).append(' ');
+                    sb.append(op.describe(sequences[k++]));
+                }
+            }
+            return group ? sb.append(')').toString() : sb.toString();
+        }
+
+        private static int addBlocks(Operation op, MemoryBlock[] blocks, int at) {
+            if (op.send() != null) blocks[at++] = op.send().memoryBlock();
+            if (op.recv() != null) blocks[at++] = op.recv().memoryBlock();
+            if (op.bias() != null) blocks[at++] = op.bias().memoryBlock();
+            if (op.op() instanceof PreMulSum p && p.deviceScalar() != null) blocks[at++] = p.deviceScalar().memoryBlock();
+            return at;
         }
 
         private static Work refuse(Work w, JcclException reason) {

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Work extends CompletableFuture<Void> {
     private final long sequence;
-    private final String description;
+    private final Describer describer;
+    private @Nullable String description;
     private final @Nullable Communicator communicator;
     private final MemoryBlock[] held;
     private final long deadlineNanos;
@@ -34,9 +35,18 @@ public final class Work extends CompletableFuture<Void> {
     private Communicator[] participants = NONE;
     private static final Communicator[] NONE = new Communicator[0];
 
+    /** Makes a work's description when one is needed (messages, logs): not on the hot path. */
+    interface Describer {
+        String describe();
+    }
+
     Work(long sequence, String description, @Nullable Communicator communicator, MemoryBlock[] held, long timeoutNanos) {
+        this(sequence, () -> description, communicator, held, timeoutNanos);
+    }
+
+    Work(long sequence, Describer describer, @Nullable Communicator communicator, MemoryBlock[] held, long timeoutNanos) {
         this.sequence = sequence;
-        this.description = description;
+        this.describer = describer;
         this.communicator = communicator;
         this.held = held;
         long now = System.nanoTime();
@@ -52,7 +62,9 @@ public final class Work extends CompletableFuture<Void> {
 
     /** e.g. {@code [comm=3f2a rank=1/2] allReduce(seq=17, count=1048576, float32, sum)}. */
     public String describe() {
-        return description;
+        String d = description;
+        if (d == null) description = d = describer.describe();
+        return d;
     }
 
     /** The communicator that issued this work, or null for plain stream work (copies, fills, markers). */
@@ -62,7 +74,7 @@ public final class Work extends CompletableFuture<Void> {
 
     @Override
     public String toString() {
-        return description + (isDone() ? (isCompletedExceptionally() ? " [failed]" : " [done]") : " [pending]");
+        return describe() + (isDone() ? (isCompletedExceptionally() ? " [failed]" : " [done]") : " [pending]");
     }
 
     // ---- engine side

@@ -118,7 +118,7 @@ public final class Bench {
         long count = op.count(bytes, options.type(), comms.size());
         List<List<Operation>> ops = operations(op, count);
         Issuer issuer = issuer(ops);
-        for (int i = 0; i < Math.max(options.warmup(), 100); i++) waitAll(issueAll(issuer));
+        for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         long[] samples = new long[options.iters()];
         long cpu0 = eventThreadCpu();
         long done0 = backend.completedWorkCount();
@@ -141,7 +141,7 @@ public final class Bench {
         long count = op.count(bytes, options.type(), comms.size());
         List<List<Operation>> ops = operations(op, count);
         Issuer issuer = issuer(ops);
-        for (int i = 0; i < Math.max(options.warmup(), 100); i++) waitAll(issueAll(issuer));
+        for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         int n = comms.size();
         int window = options.inFlight();
         CompletableFuture<?>[][] inFlight = new CompletableFuture<?>[n][window];
