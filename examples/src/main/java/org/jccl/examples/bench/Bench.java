@@ -77,6 +77,7 @@ public final class Bench {
                 switch (options.mode()) {
                     case "latency" -> latency(op, options.minBytes());
                     case "pipeline" -> pipeline(op, options.minBytes());
+                    case "idle" -> idle(op, options.minBytes());
                     default -> {
                         for (long bytes : options.sizes()) bandwidth(op, bytes);
                     }
@@ -168,6 +169,19 @@ public final class Bench {
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cpuPerOp = perOp(eventThreadCpu() - cpu0, backend.completedWorkCount() - done0);
         report.pipeline(op, issuer.path(), bytes, window, options.iters(), seconds, cpuPerOp);
+    }
+
+    /** The event thread's CPU time while nothing is pending, after some work (it should park, spending none). */
+    private void idle(BenchOp op, long bytes) throws Exception {
+        long count = op.count(bytes, options.type(), comms.size());
+        Issuer issuer = issuer(operations(op, count));
+        for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
+        Thread.sleep(100); // let the event thread reach its parked state; the measurement starts after
+        long cpu0 = eventThreadCpu();
+        long t0 = System.nanoTime();
+        Thread.sleep(2000);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        report.idle(seconds, (eventThreadCpu() - cpu0) / 1e3, backend.eventThread().getState().toString());
     }
 
     private List<List<Operation>> operations(BenchOp op, long count) {

@@ -29,7 +29,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               -c 0|1         check the results (#wrong column), default 1
               --in-place     in-place forms
               --path P       core (Work) or reactive (Mono), default core
-              --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight)
+              --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight),
+                             idle (the event thread's CPU time over 2 s with nothing pending)
               --inflight N   operations in flight per rank in pipeline mode, default 64
               --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
               --json         one JSON object per result line on stdout
@@ -67,7 +68,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "-c" -> check = !value(args, ++i, a).equals("0");
                 case "--in-place" -> inPlace = true;
                 case "--path" -> path = oneOf(value(args, ++i, a), a, "core", "reactive");
-                case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline");
+                case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline", "idle");
                 case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;

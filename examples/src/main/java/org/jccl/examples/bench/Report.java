@@ -58,4 +58,12 @@ final class Report {
                     op.id, bytes, path, inFlight, rate, ops, seconds, eventCpuNanosPerOp);
         }
     }
+
+    void idle(double seconds, double cpuMicros, String threadState) {
+        if (json) {
+            out.printf(Locale.ROOT, "{\"mode\":\"idle\",\"seconds\":%.3f,\"event_cpu_us\":%.1f,\"state\":\"%s\"}%n", seconds, cpuMicros, threadState);
+        } else {
+            out.printf(Locale.ROOT, "  idle: event thread used %.1f us of CPU in %.2f s with nothing pending (state %s)%n", cpuMicros, seconds, threadState);
+        }
+    }
 }
