@@ -63,6 +63,8 @@ public final class Communicator implements AutoCloseable {
     private volatile State state = State.OPEN;
     private volatile @Nullable JcclException failure;
     private long sequence;
+    /** Whether the launch thread is inside a library call for this communicator (written by it, read by the event thread). */
+    private volatile boolean inLibrary;
     private @Nullable CompletableFuture<Void> drained;
 
     Communicator(Backend backend, DriverComm driverComm, String id, CommOptions options, LaunchQueue launchQueue) {
@@ -522,6 +524,11 @@ public final class Communicator implements AutoCloseable {
         return launchQueue;
     }
 
+    /** Marks the launch thread as inside (or out of) a library call for this communicator. */
+    void inLibrary(boolean inside) {
+        inLibrary = inside;
+    }
+
     DriverComm driverComm() {
         return driverComm;
     }
@@ -552,6 +559,7 @@ public final class Communicator implements AutoCloseable {
     /** Called on the event thread while work is pending: the first async error aborts the communicator. */
     void checkAsyncError() {
         if (state == State.ABORTED) return;
+        if (inLibrary && !driverComm.asyncErrorSafeDuringLaunch()) return;
         int code = driverComm.asyncError();
         if (code == Errors.SUCCESS || code == Errors.IN_PROGRESS) return;
         JcclException e = Errors.fromResult("the communicator's async error", code, backend.driver().resultString(code),
@@ -615,11 +623,17 @@ public final class Communicator implements AutoCloseable {
                 result.completeExceptionally(Errors.forWork(f, label + " " + what));
                 return;
             }
+            T value;
+            inLibrary = true;
             try {
-                result.complete(task.get());
+                value = task.get();
             } catch (Throwable t) {
                 result.completeExceptionally(t);
+                return;
+            } finally {
+                inLibrary = false;
             }
+            result.complete(value);
         });
         return result;
     }

@@ -121,8 +121,16 @@ final class EventLoop implements Runnable {
                 } else if (active.isEmpty() && watches.isEmpty() && now - lastProgress >= Backoff.YIELD_NANOS) {
                     // Idle for a while: park until new work arrives. Right after a completion, the next operation
                     // usually follows at once (a round trip), so the branch below keeps polling briefly first.
-                    parkUntilWoken();
-                    lastProgress = System.nanoTime();
+                    if (anyPendingWork()) {
+                        // Work admitted but not launched yet (its launch may be blocked inside the library, e.g.
+                        // connecting to a peer that never comes): keep checking deadlines and async errors.
+                        parked = true;
+                        if (activations.isEmpty() && newWatches.isEmpty()) LockSupport.parkNanos(this, CHECK_INTERVAL_NANOS);
+                        parked = false;
+                    } else {
+                        parkUntilWoken();
+                        lastProgress = System.nanoTime();
+                    }
                 } else if (now - lastProgress < Backoff.YIELD_NANOS) {
                     Backoff.pause(now - lastProgress);
                 } else {
@@ -134,6 +142,11 @@ final class EventLoop implements Runnable {
                 LOG.error("jccl event thread: unexpected failure; continuing", t);
             }
         }
+    }
+
+    private boolean anyPendingWork() {
+        for (Communicator c : communicators) if (c.hasPendingWork()) return true;
+        return false;
     }
 
     private void parkUntilWoken() {

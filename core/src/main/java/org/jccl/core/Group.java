@@ -210,6 +210,7 @@ public final class Group {
             Backend backend = first.backend();
             Driver driver = backend.driver();
             boolean grouped = comms.size() > 1 || ops.get(0).size() > 1;
+            for (Communicator c : comms) c.inLibrary(true);
             try {
                 if (grouped) driver.groupStart();
                 try {
@@ -233,6 +234,8 @@ public final class Group {
                 failLaunch(w, e);
             } catch (RuntimeException e) {
                 failLaunch(w, new JcclException("launch failed: " + e, e));
+            } finally {
+                for (Communicator c : comms) c.inLibrary(false);
             }
         }
 

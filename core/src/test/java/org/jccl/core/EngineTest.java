@@ -150,6 +150,23 @@ class EngineTest {
     }
 
     @Test
+    void aWorkWhoseLaunchIsStuckInTheLibraryStillTimesOut() throws Exception {
+        Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(100)).withTimeoutPolicy(TimeoutPolicy.REPORT));
+        Buffer b = buffer(64);
+        driver.launchGate = new java.util.concurrent.CountDownLatch(1);
+        Work w = allReduce(c, b);
+        // Nothing was recorded, no stream is active: the event thread must still wake for the deadline.
+        Throwable e = assertThrows(CompletionException.class, w::join).getCause();
+        assertInstanceOf(WorkTimeoutException.class, e);
+        assertTrue(w.event() == null, "the launch is still stuck");
+        driver.launchGate.countDown();
+        driver.autoComplete = true;
+        await().atMost(WAIT).until(() -> driver.launched.size() == 1);
+        Work next = allReduce(c, b);
+        next.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
     void aTimeoutWithTheAbortPolicyAbortsTheCommunicator() {
         Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(50)));
         Buffer b = buffer(64);

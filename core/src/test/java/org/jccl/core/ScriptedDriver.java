@@ -39,6 +39,8 @@ final class ScriptedDriver implements Driver {
     private final AtomicLong addresses = new AtomicLong(1 << 20);
     volatile int asyncError = Errors.SUCCESS;
     volatile boolean abortCalled;
+    /** When set, launches block until it opens, like a first collective waiting for a peer to connect. */
+    volatile java.util.concurrent.CountDownLatch launchGate;
     /** When set, every event completes as soon as it is recorded (for tests' clean-up). */
     volatile boolean autoComplete;
 
@@ -248,6 +250,14 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public void launch(DriverComm comm, Operation operation, DriverStream stream) {
+        java.util.concurrent.CountDownLatch gate = launchGate;
+        if (gate != null) {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         launched.add(operation);
     }
 

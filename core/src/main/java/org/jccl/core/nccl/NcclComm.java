@@ -110,11 +110,19 @@ final class NcclComm implements DriverComm {
         return out[0];
     }
 
+    private static final ThreadLocal<int[]> ASYNC_ERROR_SCRATCH = ThreadLocal.withInitial(() -> new int[1]);
+
     @Override
     public int asyncError() {
-        int[] out = new int[1];
+        int[] out = ASYNC_ERROR_SCRATCH.get(); // polled on every completion: no allocation
         int code = NativeApi.jn_comm_async_error(lib.ctx, handle, out);
         return code == Errors.SUCCESS ? out[0] : code;
+    }
+
+    /** NCCL's may join an in-flight group job; see {@link DriverComm#asyncErrorSafeDuringLaunch()}. */
+    @Override
+    public boolean asyncErrorSafeDuringLaunch() {
+        return false;
     }
 
     @Override

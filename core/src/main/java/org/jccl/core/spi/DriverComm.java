@@ -25,6 +25,15 @@ public interface DriverComm {
      */
     int asyncError();
 
+    /**
+     * Whether {@link #asyncError()} may be called while this communicator's launch thread is inside another call of
+     * the library. NCCL's may wait for an in-flight group job (e.g. a first collective connecting to a peer), which
+     * would stall the event thread; such drivers say false and are polled between launches only.
+     */
+    default boolean asyncErrorSafeDuringLaunch() {
+        return true;
+    }
+
     /** {@code ncclGetLastError}'s text for this communicator, or null. */
     @Nullable String lastError();
 
