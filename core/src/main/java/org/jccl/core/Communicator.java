@@ -517,6 +517,9 @@ public final class Communicator implements AutoCloseable {
         if (state == State.ABORTED) return failure;
         if (state != State.OPEN) return new InvalidUsageException("the communicator is closed");
         pending.add(work);
+        // Its launch may block inside the library before any event is recorded: the event thread must be awake to
+        // watch the deadline.
+        backend.engine().loop().wake();
         return null;
     }
 

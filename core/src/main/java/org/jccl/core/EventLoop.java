@@ -149,9 +149,13 @@ final class EventLoop implements Runnable {
         return false;
     }
 
+    /**
+     * Parks until woken. {@code parked} is raised before the re-checks, and producers (an activation, a watch, a work
+     * admitted to a communicator) publish before they read it, so one side always sees the other.
+     */
     private void parkUntilWoken() {
         parked = true;
-        if (activations.isEmpty() && newWatches.isEmpty()) LockSupport.park(this);
+        if (activations.isEmpty() && newWatches.isEmpty() && !anyPendingWork()) LockSupport.park(this);
         parked = false;
     }
 
