@@ -105,6 +105,7 @@ final class HostComm implements DriverComm {
     @Override
     public void destroy() {
         destroyed = true;
+        transport.close(rank);
         registrations.clear();
         userOps.clear();
     }
@@ -123,6 +124,7 @@ final class HostComm implements DriverComm {
 
     @Override
     public @Nullable DriverComm split(int color, int key, CommConfig config) {
+        requireInJvm("split");
         if (color < 0 && color != DriverConstants.SPLIT_NO_COLOR) throw new InvalidArgumentException("color must be >= 0 or NO_COLOR, not " + color);
         String poison = transport.poisoned();
         if (poison != null) throw CliqueFailedException.poisoned(poison).asJccl();
@@ -146,8 +148,17 @@ final class HostComm implements DriverComm {
         return (HostComm) mine;
     }
 
+    /** Split and shrink meet in this JVM; across processes they are not implemented yet. */
+    private void requireInJvm(String what) {
+        if (transport instanceof NetworkClique) {
+            throw new org.jccl.core.error.InvalidUsageException(what + " of a host communicator whose ranks are in several processes"
+                    + " is not supported; create a new communicator with a new unique id instead");
+        }
+    }
+
     @Override
     public DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError) {
+        requireInJvm("shrink");
         int n = size();
         boolean[] excluded = new boolean[n];
         for (int r : excludedRanks) {

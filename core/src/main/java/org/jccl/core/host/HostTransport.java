@@ -25,6 +25,10 @@ interface HostTransport {
     /** Fails every operation of every rank, now and later, with {@code reason}. */
     void poison(String reason);
 
+    /** Releases what this rank holds of the transport (connections); the in-JVM clique holds nothing per rank. */
+    default void close(int rank) {
+    }
+
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();
 }
