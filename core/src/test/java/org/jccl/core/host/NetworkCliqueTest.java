@@ -1,7 +1,31 @@
 package org.jccl.core.host;
 
+import static org.awaitility.Awaitility.await;
+import static org.jccl.core.host.HostTesting.failure;
+import static org.jccl.core.host.HostTesting.floats;
 import static org.jccl.core.host.HostTesting.host;
+import static org.jccl.core.host.HostTesting.read;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import org.jccl.core.Buffer;
+import org.jccl.core.CommConfig;
+import org.jccl.core.DataType;
+import org.jccl.core.ReduceOp;
+import org.jccl.core.Work;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.error.RemoteErrorException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -53,5 +77,139 @@ class NetworkCliqueTest {
             }));
         }
         for (CompletableFuture<Integer> f : checks) assertEquals(OpSuite.cases().size(), f.get(120, TimeUnit.SECONDS));
+    }
+
+    private List<Communicator> join(UniqueId id, int n) throws Exception {
+        List<CompletableFuture<Communicator>> joining = new ArrayList<>();
+        for (int r = 0; r < n; r++) joining.add(host().initRank(id, n, r, -1));
+        List<Communicator> comms = new ArrayList<>();
+        for (CompletableFuture<Communicator> f : joining) comms.add(f.get(30, TimeUnit.SECONDS));
+        opened.addAll(comms);
+        return comms;
+    }
+
+    private void allReduceWorks(List<Communicator> comms) throws Exception {
+        List<Buffer> sends = new ArrayList<>();
+        List<Work> works = new ArrayList<>();
+        for (Communicator c : comms) {
+            Buffer b = floats(1 + c.rank(), 10);
+            opened.add(b);
+            sends.add(b);
+            works.add(c.allReduce(b, b, 2, DataType.FLOAT32, ReduceOp.SUM));
+        }
+        for (Work w : works) w.get(30, TimeUnit.SECONDS);
+        float first = comms.size() * (comms.size() + 1) / 2f;
+        for (Buffer b : sends) assertArrayEquals(new float[] {first, 10f * comms.size()}, read(b));
+    }
+
+    /** The same id with one token byte changed: same root address, wrong secret. */
+    private static UniqueId forged(UniqueId id) {
+        byte[] b = id.toBytes();
+        b[30] ^= 1;
+        return UniqueId.fromBytes(b);
+    }
+
+    @Test
+    void aRankWithAWrongTokenIsRefusedAndTheRealRanksStillForm() throws Exception {
+        UniqueId id = UniqueId.fromBytes(new HostDriver().newNetworkUniqueId());
+        Throwable refused = failure(host().initRank(forged(id), 2, 1, -1));
+        assertInstanceOf(InvalidUsageException.class, refused);
+        assertTrue(refused.getMessage().contains("token does not match"), refused.getMessage());
+        allReduceWorks(join(id, 2));
+    }
+
+    @Test
+    void garbageAndOversizedFramesToTheRootAreRefusedWithoutHarm() throws Exception {
+        UniqueId id = UniqueId.fromBytes(new HostDriver().newNetworkUniqueId());
+        InetSocketAddress root = HostUniqueId.decode(id.toBytes()).address();
+        try (Socket oversized = new Socket(root.getAddress(), root.getPort());
+             Socket fuzzed = new Socket(root.getAddress(), root.getPort())) {
+            OutputStream o = oversized.getOutputStream();
+            o.write(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 1, 2, 3});
+            o.flush();
+            byte[] noise = new byte[300];
+            new java.util.Random(42).nextBytes(noise);
+            noise[0] = 0;
+            noise[1] = 0;
+            noise[2] = 0;
+            noise[3] = 40;
+            fuzzed.getOutputStream().write(noise);
+            fuzzed.getOutputStream().flush();
+            // The root closes both connections and stays open for the real ranks.
+            assertEquals(-1, oversized.getInputStream().read());
+            fuzzed.getInputStream().readAllBytes();
+        }
+        allReduceWorks(join(id, 2));
+    }
+
+    /** Two ranks made at the driver level, so the test reaches their transports. */
+    private List<HostComm> driverRanks(int n) throws Exception {
+        HostDriver driver = new HostDriver();
+        byte[] id = driver.newNetworkUniqueId();
+        List<CompletableFuture<HostComm>> joining = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            int rank = r;
+            joining.add(CompletableFuture.supplyAsync(() -> (HostComm) driver.initRank(n, id, rank, -1, CommConfig.DEFAULT)));
+        }
+        List<HostComm> comms = new ArrayList<>();
+        for (CompletableFuture<HostComm> f : joining) comms.add(f.get(30, TimeUnit.SECONDS));
+        for (HostComm c : comms) opened.add(c::destroy);
+        return comms;
+    }
+
+    @Test
+    void aMalformedFrameFailsThatCliqueOnlyAndNeverTheProcess() throws Exception {
+        List<HostComm> oversized = driverRanks(2);
+        List<HostComm> fuzzed = driverRanks(2);
+        List<Communicator> bystanders = networkRanks(2);
+        Channel toRank1 = ((NetworkClique) oversized.get(0).transport()).channelTo(1);
+        // Written below the framing codec: a length prefix far over the limit.
+        toRank1.pipeline().firstContext().writeAndFlush(Unpooled.buffer().writeInt(Wire.MAX_FRAME + 1).writeLong(7));
+        Channel fuzzTo1 = ((NetworkClique) fuzzed.get(0).transport()).channelTo(1);
+        ByteBuf unknownType = Unpooled.buffer().writeByte(99).writeLong(12345);
+        fuzzTo1.writeAndFlush(unknownType);
+        for (List<HostComm> clique : List.of(oversized, fuzzed)) {
+            for (HostComm c : clique) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> c.asyncError() == Errors.REMOTE_ERROR);
+            }
+        }
+        assertTrue(oversized.get(1).lastError().contains("TooLongFrameException"), oversized.get(1).lastError());
+        assertTrue(fuzzed.get(1).lastError().contains("malformed frame"), fuzzed.get(1).lastError());
+        allReduceWorks(bystanders);
+    }
+
+    @Test
+    void anAbortFailsThePeersPendingWorkWithRemoteError() throws Exception {
+        List<Communicator> comms = networkRanks(2);
+        Buffer b = floats(1, 2);
+        opened.add(b);
+        Work pending = comms.get(1).allReduce(b, b, 2, DataType.FLOAT32, ReduceOp.SUM);
+        comms.get(0).abort().get(30, TimeUnit.SECONDS);
+        Throwable why = failure(pending);
+        assertInstanceOf(RemoteErrorException.class, why);
+        assertTrue(why.getMessage().contains("rank 0 failed"), why.getMessage());
+        assertFalse(comms.get(1).isOpen());
+    }
+
+    @Test
+    void splitAcrossProcessesIsRefusedClearly() throws Exception {
+        List<Communicator> comms = networkRanks(2);
+        for (Communicator c : comms) {
+            Throwable why = failure(c.split(0, c.rank()));
+            assertInstanceOf(InvalidUsageException.class, why);
+            assertTrue(why.getMessage().contains("several processes"), why.getMessage());
+        }
+        allReduceWorks(comms);
+    }
+
+    @Test
+    void closingReleasesTheConnectionsAndThreads() throws Exception {
+        int before = HostNetwork.users();
+        List<Communicator> comms = networkRanks(3);
+        // One holder per rank once the id's root has closed.
+        await().atMost(Duration.ofSeconds(10)).until(() -> HostNetwork.users() == before + 3);
+        allReduceWorks(comms);
+        for (Communicator c : comms) c.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> HostNetwork.users() == before);
     }
 }
