@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
  * description); the staging blocks and argument arrays are made once per clique, the first time they are needed.
  */
 final class NetworkKernels {
+    /** Chunks of reduction contributions a rank sends ahead of the chunk it reduces. */
+    private static final int LOOKAHEAD = 8;
     private final NetworkClique clique;
     private final int n;
     private final int r;
@@ -244,13 +246,18 @@ final class NetworkKernels {
         if (mine == null) throw new IllegalStateException(op + " has no reduction");
         int maxChunks = 1;
         for (int j = 0; j < n; j++) maxChunks = Math.max(maxChunks, chunks(len[j]));
+        int issued = 0;
         for (int c = 0; c < maxChunks; c++) {
             long at = (long) c * Wire.CHUNK;
-            for (int k = 1; k < n; k++) {
-                int j = (r + k) % n;
-                if (c < chunks(len[j])) {
-                    clique.sendFrame(j, Wire.LANE_SCATTER, desc, len[j], op.send, op.sendOffset + off[j] + at,
-                            (int) Math.min(Wire.CHUNK, len[j] - at), mine, type);
+            // Keep LOOKAHEAD chunks of contributions in flight, so the peers never wait for this rank's next send.
+            for (; issued < Math.min(maxChunks, c + LOOKAHEAD); issued++) {
+                long from = (long) issued * Wire.CHUNK;
+                for (int k = 1; k < n; k++) {
+                    int j = (r + k) % n;
+                    if (issued < chunks(len[j])) {
+                        clique.sendFrame(j, Wire.LANE_SCATTER, desc, len[j], op.send, op.sendOffset + off[j] + from,
+                                (int) Math.min(Wire.CHUNK, len[j] - from), mine, type);
+                    }
                 }
             }
             if (c >= chunks(len[r])) continue;

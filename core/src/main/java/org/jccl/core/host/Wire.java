@@ -5,6 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import java.net.InetAddress;
@@ -59,12 +61,19 @@ final class Wire {
     /** Outbound bytes queued per connection before a sender waits; bounds the memory a fast sender can use. */
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(4 * CHUNK, 16 * CHUNK);
 
+    /** Kernel socket buffers large enough to keep a 1 MiB frame in flight. */
+    static final int SOCKET_BUFFER = 4 * CHUNK;
+
     private Wire() {
     }
 
     /** Adds the framing codecs to a new connection's pipeline. */
     static void frame(ChannelPipeline p) {
-        p.addLast("frames", new LengthFieldBasedFrameDecoder(4 + MAX_FRAME, 0, 4, 0, 4));
+        LengthFieldBasedFrameDecoder frames = new LengthFieldBasedFrameDecoder(4 + MAX_FRAME, 0, 4, 0, 4);
+        // Compose arriving socket reads instead of copying them into one buffer: a frame is copied once, by the
+        // stream thread, into its destination.
+        frames.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+        p.addLast("frames", frames);
         p.addLast("prepend", new LengthFieldPrepender(4));
     }
 
@@ -72,6 +81,9 @@ final class Wire {
     static void configure(Channel ch) {
         ch.config().setOption(ChannelOption.TCP_NODELAY, true);
         ch.config().setWriteBufferWaterMark(WATER_MARK);
+        ch.config().setOption(ChannelOption.SO_SNDBUF, SOCKET_BUFFER);
+        ch.config().setOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER);
+        ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(4096, 64 * 1024, CHUNK));
     }
 
     /** Compares secrets in time independent of where they differ. */
