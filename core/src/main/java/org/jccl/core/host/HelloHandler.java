@@ -21,6 +21,15 @@ final class HelloHandler extends ChannelInboundHandlerAdapter {
         this.clique = clique;
     }
 
+    /** A connection that does not present itself within the init timeout is closed. */
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.executor().schedule(() -> {
+            if (ctx.pipeline().get(HelloHandler.class) == this) refuse(ctx, "no HELLO within " + HostComm.initTimeout());
+        }, HostComm.initTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf f = (ByteBuf) msg;

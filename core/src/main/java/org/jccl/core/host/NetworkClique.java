@@ -173,7 +173,8 @@ final class NetworkClique implements HostTransport {
             }
         }
         drainInboxes();
-        kernels.free();
+        // The staging memory is left to the garbage collector: the stream thread may still be inside a kernel
+        // when a Netty thread poisons the clique, and freeing it under that thread would crash the process.
         wake();
         HostNetwork.release();
     }

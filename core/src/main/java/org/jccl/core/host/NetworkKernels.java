@@ -34,16 +34,6 @@ final class NetworkKernels {
         this.reds = new Reduction[n];
     }
 
-    /** Releases the staging memory; called once the clique closes. */
-    synchronized void free() {
-        if (stage != null) for (HostMemoryBlock b : stage) if (b != null) b.release();
-        if (scalars != null) for (HostMemoryBlock b : scalars) if (b != null) b.release();
-        if (out != null) out.release();
-        stage = null;
-        scalars = null;
-        out = null;
-    }
-
     private synchronized void allocate() {
         if (stage != null) return;
         stage = new HostMemoryBlock[n];
