@@ -182,10 +182,11 @@ final class OpSuite {
         long sent = 0;
         long received = 0;
         for (int j = 0; j < n; j++) {
-            sendCounts[j] = (r + 2L * j) % 3 + 1;
+            // Rank 0 receives more from higher ranks, so ranks send different totals.
+            sendCounts[j] = (r + 2L * j) % 3 + 1 + (j == 0 ? r : 0);
             sendDispl[j] = sent;
             sent += sendCounts[j];
-            recvCounts[j] = (j + 2L * r) % 3 + 1;
+            recvCounts[j] = (j + 2L * r) % 3 + 1 + (r == 0 ? j : 0);
             recvDispl[j] = received;
             received += recvCounts[j];
         }
