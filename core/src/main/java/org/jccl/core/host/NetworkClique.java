@@ -2,6 +2,7 @@ package org.jccl.core.host;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import java.nio.ByteBuffer;
@@ -48,6 +49,8 @@ final class NetworkClique implements HostTransport {
     private volatile @Nullable HostComm owner;
     private volatile @Nullable Thread waiter;
     private final NetworkKernels kernels;
+    /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
+    private final @Nullable ChannelFuture[] lastWrite;
 
     @SuppressWarnings("unchecked")
     NetworkClique(int size, int rank, byte[] token) {
@@ -58,6 +61,7 @@ final class NetworkClique implements HostTransport {
         this.departed = new boolean[size];
         this.inboxes = new ConcurrentLinkedQueue[size * Wire.LANES];
         for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
+        this.lastWrite = new ChannelFuture[size];
         this.kernels = new NetworkKernels(this);
         if (size == 1) ready.complete(null);
     }
@@ -252,9 +256,9 @@ final class NetworkClique implements HostTransport {
 
     /**
      * Sends {@code bytes} from {@code block} at {@code offset} to {@code peer} as one message on {@code lane}, in
-     * frames of at most {@link Wire#CHUNK} bytes (one empty frame for an empty message). The data is copied into
-     * network buffers before this returns, so the block may change afterwards. Waits while the connection's
-     * outbound queue is full. Returns the last frame's write, or null for a message to this rank itself.
+     * frames of at most {@link Wire#CHUNK} bytes (one empty frame for an empty message), without copying: the range
+     * must stay unchanged until {@link #awaitWrites()}. Waits while the connection's outbound queue is full.
+     * Returns the last frame's write, or null for a message to this rank itself (which is copied).
      */
     @Nullable ChannelFuture send(int peer, int lane, int desc, @Nullable HostMemoryBlock block, long offset, long bytes,
                                  @Nullable Reduction reduction, DataType type) {
@@ -268,10 +272,26 @@ final class NetworkClique implements HostTransport {
         return last;
     }
 
-    /** Sends one frame of a message whose total is {@code total}; see {@link #send}. */
+    /**
+     * Sends one frame of a message whose total is {@code total}; see {@link #send}. The payload is not copied: the
+     * frame refers to {@code block} until written, so the caller must not change that range before
+     * {@link #awaitWrites()} (the kernels wait before overwriting and before an operation completes).
+     */
     @Nullable ChannelFuture sendFrame(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block, long offset,
                                       int len, @Nullable Reduction reduction, DataType type) {
-        ByteBuf frame = PooledByteBufAllocator.DEFAULT.directBuffer(Wire.DATA_HEADER + len);
+        return sendFrame(peer, lane, desc, total, block, offset, len, reduction, type, peer == rank);
+    }
+
+    /** As {@link #sendFrame}, copying the payload into the frame, so the range may change at once. */
+    @Nullable ChannelFuture sendFrameCopied(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block,
+                                            long offset, int len, @Nullable Reduction reduction, DataType type) {
+        return sendFrame(peer, lane, desc, total, block, offset, len, reduction, type, true);
+    }
+
+    private @Nullable ChannelFuture sendFrame(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block,
+                                              long offset, int len, @Nullable Reduction reduction, DataType type, boolean copy) {
+        if (len > 0 && block == null) throw new IllegalStateException("missing buffer");
+        ByteBuf frame = PooledByteBufAllocator.DEFAULT.directBuffer(Wire.DATA_HEADER + (copy ? len : 0));
         try {
             frame.writeByte(Wire.DATA).writeByte(lane);
             int flags = 0;
@@ -287,10 +307,13 @@ final class NetworkClique implements HostTransport {
             }
             frame.writeByte(flags).writeInt(desc).writeLong(total).writeDouble(auxDouble).writeLong(auxLong);
             if (len > 0) {
-                if (block == null) throw new IllegalStateException("missing buffer");
                 ByteBuffer src = block.bytes().duplicate();
                 src.limit((int) offset + len).position((int) offset);
-                frame.writeBytes(src);
+                if (copy) {
+                    frame.writeBytes(src);
+                } else {
+                    frame = Unpooled.wrappedBuffer(frame, Unpooled.wrappedBuffer(src));
+                }
             }
         } catch (RuntimeException e) {
             frame.release();
@@ -309,7 +332,26 @@ final class NetworkClique implements HostTransport {
             }
             pause(round);
         }
-        return ch.writeAndFlush(frame);
+        ChannelFuture f = ch.writeAndFlush(frame);
+        lastWrite[peer] = f;
+        return f;
+    }
+
+    /** Waits until every frame this rank queued has been written, so the memory the frames refer to may change. */
+    void awaitWrites() {
+        for (int j = 0; j < size; j++) {
+            ChannelFuture f = lastWrite[j];
+            if (f == null) continue;
+            for (int round = 0; !f.isDone(); round++) {
+                checkPoison();
+                pause(round);
+            }
+            if (!f.isSuccess()) {
+                checkPoison();
+                throw CliqueFailedException.poisoned("writing to rank " + j + " failed: " + f.cause());
+            }
+            lastWrite[j] = null;
+        }
     }
 
     /** Forwards a received frame unchanged to {@code peer} (chained broadcast); takes a reference of its own. */

@@ -103,6 +103,7 @@ final class NetworkKernels {
                     clique.send(j, Wire.LANE_SCATTER, desc, op.send, op.sendOffset + j * bytes, bytes, null, op.type);
                 }
                 LocalClique.copy(op.send, op.sendOffset + r * bytes, op.recv, op.recvOffset + r * bytes, bytes);
+                clique.awaitWrites(); // in place, the blocks just sent are overwritten next
                 for (int k = 1; k < n; k++) {
                     int j = (r - k + n) % n;
                     clique.receive(j, Wire.LANE_SCATTER, desc, op.recv, op.recvOffset + j * bytes, bytes, sizeMismatch(op, j));
@@ -111,6 +112,8 @@ final class NetworkKernels {
             case ALL_TO_ALL_V -> allToAllv(op, desc, esize);
             default -> throw new IllegalStateException(op.kind + " is not a collective");
         }
+        // Frames refer to the operation's buffers until written: the operation completes only then.
+        clique.awaitWrites();
     }
 
     private NetworkClique.Mismatch sizeMismatch(HostOp op, int peer) {
@@ -129,6 +132,7 @@ final class NetworkKernels {
                     + ", which expects " + c[2][r]);
         }
         LocalClique.copy(op.send, op.sendOffset + c[1][r] * esize, op.recv, op.recvOffset + c[3][r] * esize, c[0][r] * esize);
+        clique.awaitWrites();
         for (int k = 1; k < n; k++) {
             int j = (r - k + n) % n;
             long expected = c[2][j];
@@ -181,7 +185,7 @@ final class NetworkKernels {
             reduceOwned(op, desc, off, len, (c, at, size) -> {
                 dst[0] = out;
                 dstOff[0] = 0;
-            }, (at, size) -> clique.sendFrame(root, Wire.LANE_GATHER, desc, len[r], out, 0, size, null, op.type));
+            }, (at, size) -> clique.sendFrameCopied(root, Wire.LANE_GATHER, desc, len[r], out, 0, size, null, op.type));
             return;
         }
         reduceOwned(op, desc, off, len, (c, at, size) -> {
@@ -193,6 +197,8 @@ final class NetworkKernels {
                         null, op.type);
             }
         });
+        // In place, the contributions sent from the other ranks' parts are about to be overwritten.
+        clique.awaitWrites();
         for (int k = 1; k < n; k++) {
             int j = (r - k + n) % n;
             clique.receive(j, Wire.LANE_GATHER, desc, op.recv, op.recvOffset + off[j], len[j], sizeMismatch(op, j));

@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
@@ -83,7 +82,6 @@ final class Wire {
         ch.config().setWriteBufferWaterMark(WATER_MARK);
         ch.config().setOption(ChannelOption.SO_SNDBUF, SOCKET_BUFFER);
         ch.config().setOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER);
-        ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(4096, 64 * 1024, CHUNK));
     }
 
     /** Compares secrets in time independent of where they differ. */
