@@ -96,6 +96,15 @@ final class BootstrapRoot {
         return MADE_HERE.contains(id.key());
     }
 
+    /** The data addresses of the ranks that joined so far, by rank (for tests that probe a joining rank). */
+    synchronized Map<Integer, InetSocketAddress> joinedAddresses() {
+        Map<Integer, InetSocketAddress> out = new HashMap<>();
+        members.forEach((r, m) -> {
+            if (m.data != null) out.put(r, m.data);
+        });
+        return out;
+    }
+
     HostUniqueId id() {
         return id;
     }

@@ -38,6 +38,7 @@ class CrossProcessHostTest {
         for (int r = 0; r < 3; r++) {
             assertTrue(o.contains("[rank " + r + "] checked " + cases + " cases, all identical to the in-JVM backend"), o);
             assertTrue(o.contains("[rank " + r + "] network threads left: 0"), o);
+            assertTrue(o.contains("[rank " + r + "] stream threads left: 0"), o);
         }
     }
 
@@ -74,6 +75,7 @@ class CrossProcessHostTest {
                 assertTrue(out.contains("communicator open: false"), out);
                 assertTrue(out.contains("network users after close: 0"), out);
                 assertTrue(out.contains("network threads left: 0"), out);
+                assertTrue(out.contains("stream threads left: 0"), out);
             }
         } finally {
             for (Process p : processes) p.destroyForcibly();

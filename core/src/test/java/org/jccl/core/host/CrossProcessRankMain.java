@@ -46,7 +46,8 @@ public final class CrossProcessRankMain {
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             }
         }
-        System.out.println("network threads left: " + networkThreadsAfterExit());
+        System.out.println("network threads left: " + threadsLeft("jccl-host-net"));
+        System.out.println("stream threads left: " + threadsLeft("jccl-host-stream"));
     }
 
     private static void ops(Backend host, Communicator comm, int n) throws Exception {
@@ -97,10 +98,10 @@ public final class CrossProcessRankMain {
         System.out.println("network users after close: " + HostNetwork.users());
     }
 
-    /** Joins the transport's threads (bounded) and counts those still alive. */
-    private static long networkThreadsAfterExit() throws InterruptedException {
+    /** Joins the threads whose names start with {@code prefix} (bounded) and counts those still alive. */
+    private static long threadsLeft(String prefix) throws InterruptedException {
         List<Thread> net = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("jccl-host-net")).toList();
+                .filter(t -> t.getName().startsWith(prefix)).toList();
         for (Thread t : net) t.join(TimeUnit.SECONDS.toMillis(5));
         return net.stream().filter(Thread::isAlive).count();
     }

@@ -142,6 +142,33 @@ class NetworkCliqueTest {
         allReduceWorks(join(id, 2));
     }
 
+    @Test
+    void garbageAndOversizedFramesToAJoiningRanksDataPortAreRefusedWithoutHarm() throws Exception {
+        byte[] idBytes = new HostDriver().newNetworkUniqueId();
+        UniqueId id = UniqueId.fromBytes(idBytes);
+        BootstrapRoot root = BootstrapRoot.find(HostUniqueId.decode(idBytes));
+        CompletableFuture<Communicator> rank1 = host().initRank(id, 2, 1, -1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> root.joinedAddresses().containsKey(1));
+        InetSocketAddress data = root.joinedAddresses().get(1);
+        try (Socket oversized = new Socket(data.getAddress(), data.getPort());
+             Socket wrongToken = new Socket(data.getAddress(), data.getPort())) {
+            oversized.getOutputStream().write(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 9, 9});
+            oversized.getOutputStream().flush();
+            // A well-framed HELLO with a wrong token, claiming to be rank 0.
+            java.nio.ByteBuffer hello = java.nio.ByteBuffer.allocate(4 + HelloHandler.HELLO_BYTES);
+            hello.putInt(HelloHandler.HELLO_BYTES).put(Wire.HELLO).put(new byte[HostUniqueId.TOKEN_BYTES]).putInt(0).putInt(2);
+            wrongToken.getOutputStream().write(hello.array());
+            wrongToken.getOutputStream().flush();
+            assertEquals(-1, oversized.getInputStream().read());
+            assertEquals(-1, wrongToken.getInputStream().read());
+        }
+        assertFalse(rank1.isDone(), "the joining rank is unharmed and still waits for rank 0");
+        CompletableFuture<Communicator> rank0 = host().initRank(id, 2, 0, -1);
+        List<Communicator> comms = List.of(rank0.get(30, TimeUnit.SECONDS), rank1.get(30, TimeUnit.SECONDS));
+        opened.addAll(comms);
+        allReduceWorks(comms);
+    }
+
     /** Two ranks made at the driver level, so the test reaches their transports. */
     private List<HostComm> driverRanks(int n) throws Exception {
         HostDriver driver = new HostDriver();
