@@ -44,6 +44,25 @@ class CrossProcessHostTest {
 
     @Test
     void killingOneRankFailsTheOthersPendingWorkWithRemoteErrorAndReleasesEverything() throws Exception {
+        survivorsFailWhenTheLastRank(Process::destroyForcibly, "10s", "lost the connection to rank 2");
+    }
+
+    @Test
+    void aFrozenRankIsDeclaredDeadAfterThePeerTimeout() throws Exception {
+        // SIGSTOP keeps the sockets open, as a crashed host or a cut network would: only silence tells.
+        survivorsFailWhenTheLastRank(p -> signal(p, "STOP"), "3s", "no word from rank 2");
+    }
+
+    private static void signal(Process p, String signal) {
+        try {
+            assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor());
+        } catch (Exception e) {
+            throw new AssertionError("cannot send SIG" + signal, e);
+        }
+    }
+
+    private void survivorsFailWhenTheLastRank(java.util.function.Consumer<Process> stop, String peerTimeout, String reason)
+            throws Exception {
         int n = 3;
         RendezvousOptions options = RendezvousOptions.builder().port(0).worldSize(n).secret(SECRET)
                 .timeout(Duration.ofSeconds(60)).build();
@@ -53,22 +72,22 @@ class CrossProcessHostTest {
             for (int r = 0; r < n; r++) {
                 List<String> output = new CopyOnWriteArrayList<>();
                 lines.add(output);
-                processes.add(start(server.port(), r, n, output));
+                processes.add(start(server.port(), r, n, peerTimeout, output));
             }
             for (int r = 0; r < n; r++) {
                 List<String> output = lines.get(r);
                 await().atMost(Duration.ofSeconds(60)).until(() -> output.contains("pipeline running"));
             }
-            Process victim = processes.get(n - 1);
-            long killedAt = System.nanoTime();
-            victim.destroyForcibly();
+            long stoppedAt = System.nanoTime();
+            stop.accept(processes.get(n - 1));
             for (int r = 0; r < n - 1; r++) {
                 Process survivor = processes.get(r);
                 assertTrue(survivor.waitFor(30, TimeUnit.SECONDS), "rank " + r + " did not finish after the kill");
                 assertEquals(0, survivor.exitValue(), "rank " + r + ":\n" + String.join("\n", lines.get(r)));
             }
-            Duration took = Duration.ofNanos(System.nanoTime() - killedAt);
+            Duration took = Duration.ofNanos(System.nanoTime() - stoppedAt);
             assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0, "survivors took " + took);
+            boolean someoneSawTheCause = false;
             for (int r = 0; r < n - 1; r++) {
                 String out = String.join("\n", lines.get(r));
                 assertTrue(out.contains("failed with RemoteErrorException"), out);
@@ -76,13 +95,15 @@ class CrossProcessHostTest {
                 assertTrue(out.contains("network users after close: 0"), out);
                 assertTrue(out.contains("network threads left: 0"), out);
                 assertTrue(out.contains("stream threads left: 0"), out);
+                someoneSawTheCause |= out.contains(reason);
             }
+            assertTrue(someoneSawTheCause, () -> "no survivor names '" + reason + "':\n" + lines);
         } finally {
             for (Process p : processes) p.destroyForcibly();
         }
     }
 
-    private static Process start(int port, int rank, int n, List<String> output) throws Exception {
+    private static Process start(int port, int rank, int n, String peerTimeout, List<String> output) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), CrossProcessRankMain.class.getName(), "pipeline"));
         Map<String, String> env = pb.environment();
@@ -92,7 +113,7 @@ class CrossProcessHostTest {
         env.put("WORLD_SIZE", Integer.toString(n));
         env.put("JCCL_RENDEZVOUS_SERVER", "external");
         env.put("JCCL_RENDEZVOUS_SECRET", SECRET);
-        env.put("JCCL_HOST_PEER_TIMEOUT", "10s");
+        env.put("JCCL_HOST_PEER_TIMEOUT", peerTimeout);
         pb.redirectErrorStream(true);
         Process p = pb.start();
         Thread reader = new Thread(() -> {
