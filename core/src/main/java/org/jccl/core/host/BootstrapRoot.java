@@ -66,18 +66,19 @@ final class BootstrapRoot {
     static BootstrapRoot open(byte[] token, boolean allowLocal) {
         var group = HostNetwork.acquire();
         try {
-            BootstrapRoot[] self = new BootstrapRoot[1];
+            // Set once bound; a connection can only know the port after this method returned the id.
+            java.util.concurrent.atomic.AtomicReference<BootstrapRoot> self = new java.util.concurrent.atomic.AtomicReference<>();
             Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             Wire.configure(ch);
                             Wire.frame(ch.pipeline());
-                            ch.pipeline().addLast(new JoinHandler(self[0]));
+                            ch.pipeline().addLast(new JoinHandler(self));
                         }
                     }).bind(HostNetwork.bindAddress()).syncUninterruptibly().channel();
             BootstrapRoot root = new BootstrapRoot(token, allowLocal, server);
-            self[0] = root;
+            self.set(root);
             OPEN.put(root.id.key(), root);
             MADE_HERE.add(root.id.key());
             server.eventLoop().schedule(root::expire, HostComm.initTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -215,16 +216,21 @@ final class BootstrapRoot {
     private static final class JoinHandler extends ChannelInboundHandlerAdapter {
         /** type, token, number of ranks, rank, data address. */
         static final int JOIN_BYTES = 1 + HostUniqueId.TOKEN_BYTES + 4 + 4 + 19;
-        private final BootstrapRoot root;
+        private final java.util.concurrent.atomic.AtomicReference<BootstrapRoot> rootRef;
 
-        JoinHandler(BootstrapRoot root) {
-            this.root = root;
+        JoinHandler(java.util.concurrent.atomic.AtomicReference<BootstrapRoot> root) {
+            this.rootRef = root;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf f = (ByteBuf) msg;
+            BootstrapRoot root = rootRef.get();
             try {
+                if (root == null) {
+                    reject(ctx.channel(), "the root is not ready");
+                    return;
+                }
                 if (f.readableBytes() != JOIN_BYTES || f.readByte() != Wire.JOIN) {
                     reject(ctx.channel(), "malformed join");
                     return;
