@@ -124,10 +124,17 @@ final class HostComm implements DriverComm {
 
     @Override
     public @Nullable DriverComm split(int color, int key, CommConfig config) {
-        requireInJvm("split");
         if (color < 0 && color != DriverConstants.SPLIT_NO_COLOR) throw new InvalidArgumentException("color must be >= 0 or NO_COLOR, not " + color);
         String poison = transport.poisoned();
         if (poison != null) throw CliqueFailedException.poisoned(poison).asJccl();
+        if (transport instanceof NetworkClique net) {
+            try {
+                return NetworkSplit.split(net, rank, color, key);
+            } catch (CliqueFailedException e) {
+                fail(e.resultCode(), "split failed: " + e.getMessage());
+                throw e.asJccl();
+            }
+        }
         int n = size();
         Object mine = control.meet("split#" + (splits++), n, rank, new long[] {color, key}, all -> {
             Map<Integer, Object> out = new HashMap<>();
@@ -148,7 +155,7 @@ final class HostComm implements DriverComm {
         return (HostComm) mine;
     }
 
-    /** Split and shrink meet in this JVM; across processes they are not implemented yet. */
+    /** Shrink meets in this JVM; across processes it is not implemented yet (the clique it recovers from is dead). */
     private void requireInJvm(String what) {
         if (transport instanceof NetworkClique) {
             throw new org.jccl.core.error.InvalidUsageException(what + " of a host communicator whose ranks are in several processes"

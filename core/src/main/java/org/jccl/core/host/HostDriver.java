@@ -188,6 +188,11 @@ public final class HostDriver implements Driver {
     }
 
     private byte[] newUniqueId(boolean allowLocal) {
+        return newUniqueId(random, allowLocal);
+    }
+
+    /** A new id whose root is in this process; see {@link #newUniqueId()}. */
+    static byte[] newUniqueId(SecureRandom random, boolean allowLocal) {
         byte[] id = new byte[UNIQUE_ID_BYTES];
         random.nextBytes(id);
         byte[] token = new byte[HostUniqueId.TOKEN_BYTES];
@@ -208,6 +213,11 @@ public final class HostDriver implements Driver {
      */
     @Override
     public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
+        return join(nranks, uniqueId, rank);
+    }
+
+    /** {@link #initRank} without the driver: also how a split across processes joins its new communicator. */
+    static HostComm join(int nranks, byte[] uniqueId, int rank) {
         if (nranks <= 0 || rank < 0 || rank >= nranks) throw new InvalidArgumentException("rank " + rank + " of " + nranks);
         HostUniqueId networked = HostUniqueId.decode(uniqueId);
         if (networked != null) {

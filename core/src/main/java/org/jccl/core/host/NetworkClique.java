@@ -35,6 +35,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class NetworkClique implements HostTransport {
     private static final long MAX_PARK_NANOS = 1_000_000;
+    /** The description of control messages (no operation has it: descriptions of operations are never 0x5eed). */
+    private static final int CONTROL = 0x5eed;
 
     private final int size;
     private final int rank;
@@ -364,6 +366,27 @@ final class NetworkClique implements HostTransport {
         ch.writeAndFlush(frame.retainedDuplicate().readerIndex(0));
     }
 
+    /** Sends a small control message (communicator management) to {@code peer}. */
+    void sendControl(int peer, byte[] payload) {
+        HostMemoryBlock b = staging(payload.length);
+        b.bytes().put(0, payload);
+        sendFrameCopied(peer, Wire.LANE_CONTROL, CONTROL, payload.length, b, 0, payload.length, null, DataType.UINT8);
+        b.release();
+    }
+
+    /** Receives a control message of {@code bytes} bytes from {@code peer}. */
+    byte[] receiveControl(int peer, int bytes) {
+        ByteBuf frame = take(peer, Wire.LANE_CONTROL, CONTROL, bytes, bytes,
+                got -> "rank " + peer + " sends a " + got + "-byte control message, rank " + rank + " expects " + bytes);
+        try {
+            byte[] out = new byte[bytes];
+            frame.getBytes(Wire.DATA_HEADER, out);
+            return out;
+        } finally {
+            frame.release();
+        }
+    }
+
     /** Describes what a receiver found instead of the expected size, for the disagreement message. */
     interface Mismatch {
         String describe(long sentBytes);
@@ -445,7 +468,7 @@ final class NetworkClique implements HostTransport {
         h = h * 31 + Long.hashCode(op.count);
         h = h * 31 + (op.kind.rooted() ? op.peer : -1);
         h = h * 31 + (op.reduction == null ? -1 : op.reduction.kind().ordinal());
-        return h == 0 ? 1 : h;
+        return h == 0 || h == CONTROL ? 1 : h;
     }
 
     @Override

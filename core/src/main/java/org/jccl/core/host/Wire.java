@@ -44,7 +44,9 @@ final class Wire {
     static final int LANE_SCATTER = 0;
     static final int LANE_GATHER = 1;
     static final int LANE_P2P = 2;
-    static final int LANES = 3;
+    /** Communicator management (split), read on the launch thread. */
+    static final int LANE_CONTROL = 3;
+    static final int LANES = 4;
 
     /** Data frame flag: the aux long carries a PreMulSum scalar's raw bytes (a "device" scalar). */
     static final int FLAG_SCALAR_BYTES = 1;

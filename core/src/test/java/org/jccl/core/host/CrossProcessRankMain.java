@@ -55,9 +55,26 @@ public final class CrossProcessRankMain {
         try {
             int checked = OpSuite.check(host, comm, reference);
             System.out.println("checked " + checked + " cases, all identical to the in-JVM backend");
+            splitByParity(host, comm);
         } finally {
             for (Communicator c : reference) c.close();
             comm.close();
+        }
+    }
+
+    /** Splits the ranks by parity (across processes) and checks an all-reduce on each part. */
+    private static void splitByParity(Backend host, Communicator comm) throws Exception {
+        int rank = comm.rank();
+        try (Communicator part = comm.split(rank % 2, rank).get(60, TimeUnit.SECONDS);
+             Buffer b = host.allocate(0, 4)) {
+            b.write(0, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putFloat(0, rank + 1));
+            part.allReduce(b, b, 1, DataType.FLOAT32, ReduceOp.SUM).get(60, TimeUnit.SECONDS);
+            java.nio.ByteBuffer got = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder());
+            b.read(0, got);
+            float expected = 0;
+            for (int r = rank % 2; r < comm.size(); r += 2) expected += r + 1;
+            if (got.getFloat(0) != expected) throw new AssertionError("split all-reduce gave " + got.getFloat(0) + ", not " + expected);
+            System.out.println("split: rank " + part.rank() + " of " + part.size() + " in part " + rank % 2 + ", sum " + expected);
         }
     }
 

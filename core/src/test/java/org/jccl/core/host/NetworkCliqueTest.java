@@ -219,10 +219,20 @@ class NetworkCliqueTest {
     }
 
     @Test
-    void splitAcrossProcessesIsRefusedClearly() throws Exception {
-        List<Communicator> comms = networkRanks(2);
+    void splitMakesSubCommunicatorsAndShrinkIsRefusedClearly() throws Exception {
+        List<Communicator> comms = networkRanks(3);
+        List<CompletableFuture<Communicator>> splitting = new ArrayList<>();
+        for (Communicator c : comms) splitting.add(c.split(c.rank() % 2, -c.rank()));
+        List<Communicator> subs = new ArrayList<>();
+        for (CompletableFuture<Communicator> f : splitting) subs.add(f.get(30, TimeUnit.SECONDS));
+        opened.addAll(subs);
+        // Color 0 holds ranks 0 and 2, ordered by key -rank: rank 2 first.
+        assertEquals(List.of(1, 0, 0), subs.stream().map(Communicator::rank).toList());
+        assertEquals(List.of(2, 1, 2), subs.stream().map(Communicator::size).toList());
+        allReduceWorks(List.of(subs.get(0), subs.get(2)));
+        allReduceWorks(List.of(subs.get(1)));
         for (Communicator c : comms) {
-            Throwable why = failure(c.split(0, c.rank()));
+            Throwable why = failure(c.shrink(new int[] {(c.rank() + 1) % 3}, CommConfig.DEFAULT, org.jccl.core.CommOptions.defaults()));
             assertInstanceOf(InvalidUsageException.class, why);
             assertTrue(why.getMessage().contains("several processes"), why.getMessage());
         }
