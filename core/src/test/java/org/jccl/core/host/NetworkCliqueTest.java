@@ -240,13 +240,19 @@ class NetworkCliqueTest {
     }
 
     @Test
-    void closingReleasesTheConnectionsAndThreads() throws Exception {
-        int before = HostNetwork.users();
-        List<Communicator> comms = networkRanks(3);
-        // One holder per rank once the id's root has closed.
-        await().atMost(Duration.ofSeconds(10)).until(() -> HostNetwork.users() == before + 3);
-        allReduceWorks(comms);
-        for (Communicator c : comms) c.close();
-        await().atMost(Duration.ofSeconds(10)).until(() -> HostNetwork.users() == before);
+    void destroyingARankClosesItsConnectionsAndItsPeersSeeANormalLeave() throws Exception {
+        List<HostComm> comms = driverRanks(3);
+        List<Channel> channels = new ArrayList<>();
+        for (HostComm c : comms) {
+            NetworkClique clique = (NetworkClique) c.transport();
+            for (int peer = 0; peer < 3; peer++) if (peer != c.rank()) channels.add(clique.channelTo(peer));
+        }
+        for (HostComm c : comms) c.destroy();
+        for (Channel ch : channels) assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS), ch + " is still open");
+        for (HostComm c : comms) {
+            assertTrue(((NetworkClique) c.transport()).isClosed());
+            // A normal close is no failure: no rank saw a lost connection.
+            assertEquals(Errors.SUCCESS, c.asyncError(), c.lastError());
+        }
     }
 }
