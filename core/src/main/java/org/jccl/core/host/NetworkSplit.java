@@ -42,13 +42,8 @@ final class NetworkSplit {
             id = HostDriver.newUniqueId(RANDOM, true);
             for (long[] m : members) if (m[1] != rank) clique.sendControl((int) m[1], id);
         } else {
-            id = clique.receiveControl(leader, HostUniqueIdBytes.SIZE);
+            id = clique.receiveControl(leader, org.jccl.core.UniqueId.BYTES);
         }
         return HostDriver.join(members.size(), id, newRank);
-    }
-
-    /** The size of a host unique id on the wire. */
-    private static final class HostUniqueIdBytes {
-        static final int SIZE = org.jccl.core.UniqueId.BYTES;
     }
 }
