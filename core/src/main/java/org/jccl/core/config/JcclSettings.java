@@ -81,7 +81,10 @@ public final class JcclSettings {
     /** A file whose content (trimmed) is the shared secret; used when {@link #RENDEZVOUS_SECRET} is not set. */
     public static final Setting RENDEZVOUS_SECRET_FILE =
             new Setting("jccl.rendezvous.secretFile", "JCCL_RENDEZVOUS_SECRET_FILE", "");
-    /** The address a rendezvous server listens on; loopback unless set (e.g. {@code 0.0.0.0} or an interface's address). */
+    /**
+     * The address a rendezvous server listens on, and where host-backend ranks of several processes listen (the
+     * unique id's root and each rank's data port); loopback unless set (e.g. {@code 0.0.0.0} or an interface's address).
+     */
     public static final Setting RENDEZVOUS_BIND = new Setting("jccl.rendezvous.bind", "JCCL_RENDEZVOUS_BIND", "127.0.0.1");
     /** Who hosts the store: {@code rank0} (rank 0 starts the server) or {@code external} (a launcher or service does). */
     public static final Setting RENDEZVOUS_SERVER = new Setting("jccl.rendezvous.server", "JCCL_RENDEZVOUS_SERVER", "rank0");
