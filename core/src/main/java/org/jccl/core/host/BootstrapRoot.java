@@ -187,6 +187,13 @@ final class BootstrapRoot {
         close();
     }
 
+    /** A joined process went away before the table was sent: its rank may join again (a restarted process). */
+    private synchronized void departed(Channel ch) {
+        if (closed.get()) return;
+        members.values().removeIf(m -> m.channel == ch);
+        if (members.isEmpty()) nranks = -1;
+    }
+
     private synchronized void expire() {
         if (closed.get()) return;
         String why = "only " + members.size() + " of " + (nranks < 0 ? "?" : nranks) + " ranks joined within "
@@ -250,6 +257,12 @@ final class BootstrapRoot {
             } finally {
                 f.release();
             }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            BootstrapRoot root = rootRef.get();
+            if (root != null) root.departed(ctx.channel());
         }
 
         @Override
