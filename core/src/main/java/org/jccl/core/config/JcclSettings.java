@@ -44,6 +44,11 @@ public final class JcclSettings {
 
     /** How long a host-backend rank waits in {@code initRank}, split or shrink for the other ranks to arrive. */
     public static final Setting HOST_INIT_TIMEOUT = new Setting("jccl.host.initTimeout", "JCCL_HOST_INIT_TIMEOUT", "5m");
+    /**
+     * Silence after which a host-backend rank in another process is declared dead and the communicator fails
+     * ({@code ncclRemoteError}); a killed process on a reachable host is noticed at once, when its connections close.
+     */
+    public static final Setting HOST_PEER_TIMEOUT = new Setting("jccl.host.peerTimeout", "JCCL_HOST_PEER_TIMEOUT", "30s");
 
 
     // Rendezvous (org.jccl.core.rendezvous). Each JCCL_* key wins over the unprefixed variable that torchrun
@@ -76,7 +81,10 @@ public final class JcclSettings {
     /** A file whose content (trimmed) is the shared secret; used when {@link #RENDEZVOUS_SECRET} is not set. */
     public static final Setting RENDEZVOUS_SECRET_FILE =
             new Setting("jccl.rendezvous.secretFile", "JCCL_RENDEZVOUS_SECRET_FILE", "");
-    /** The address a rendezvous server listens on; loopback unless set (e.g. {@code 0.0.0.0} or an interface's address). */
+    /**
+     * The address a rendezvous server listens on, and where host-backend ranks of several processes listen (the
+     * unique id's root and each rank's data port); loopback unless set (e.g. {@code 0.0.0.0} or an interface's address).
+     */
     public static final Setting RENDEZVOUS_BIND = new Setting("jccl.rendezvous.bind", "JCCL_RENDEZVOUS_BIND", "127.0.0.1");
     /** Who hosts the store: {@code rank0} (rank 0 starts the server) or {@code external} (a launcher or service does). */
     public static final Setting RENDEZVOUS_SERVER = new Setting("jccl.rendezvous.server", "JCCL_RENDEZVOUS_SERVER", "rank0");
@@ -97,7 +105,7 @@ public final class JcclSettings {
 
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, HOST_INIT_TIMEOUT,
+            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
             JCCL_LOCAL_RANK, LOCAL_RANK, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
             RENDEZVOUS_TIMEOUT, RENDEZVOUS_HEARTBEAT, RENDEZVOUS_DEAD_AFTER, RENDEZVOUS_HANDSHAKE_TIMEOUT,

@@ -105,6 +105,7 @@ final class HostComm implements DriverComm {
     @Override
     public void destroy() {
         destroyed = true;
+        transport.close(rank);
         registrations.clear();
         userOps.clear();
     }
@@ -126,6 +127,14 @@ final class HostComm implements DriverComm {
         if (color < 0 && color != DriverConstants.SPLIT_NO_COLOR) throw new InvalidArgumentException("color must be >= 0 or NO_COLOR, not " + color);
         String poison = transport.poisoned();
         if (poison != null) throw CliqueFailedException.poisoned(poison).asJccl();
+        if (transport instanceof NetworkClique net) {
+            try {
+                return NetworkSplit.split(net, rank, color, key);
+            } catch (CliqueFailedException e) {
+                fail(e.resultCode(), "split failed: " + e.getMessage());
+                throw e.asJccl();
+            }
+        }
         int n = size();
         Object mine = control.meet("split#" + (splits++), n, rank, new long[] {color, key}, all -> {
             Map<Integer, Object> out = new HashMap<>();
@@ -146,8 +155,17 @@ final class HostComm implements DriverComm {
         return (HostComm) mine;
     }
 
+    /** Shrink meets in this JVM; across processes it is not implemented yet (the clique it recovers from is dead). */
+    private void requireInJvm(String what) {
+        if (transport instanceof NetworkClique) {
+            throw new org.jccl.core.error.InvalidUsageException(what + " of a host communicator whose ranks are in several processes"
+                    + " is not supported; create a new communicator with a new unique id instead");
+        }
+    }
+
     @Override
     public DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError) {
+        requireInJvm("shrink");
         int n = size();
         boolean[] excluded = new boolean[n];
         for (int r : excludedRanks) {

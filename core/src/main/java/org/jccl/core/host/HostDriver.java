@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The host backend's driver: memory, streams and events on the CPU, and communicators whose ranks are threads of
- * this JVM ({@link LocalClique}). It implements every operation, data type and reduction with NCCL's semantics;
+ * this JVM ({@link LocalClique}) or processes connected over TCP ({@link NetworkClique}). It implements every operation, data type and reduction with NCCL's semantics;
  * reductions run in a fixed documented order (see {@link Reduction}) so results are reproducible bit for bit.
  *
  * <p>{@code allReduceWithBias} (RCCL's): each rank receives the reduction over all ranks combined once with its own
@@ -33,6 +33,7 @@ import org.jspecify.annotations.Nullable;
  * One buffer holds at most {@code Integer.MAX_VALUE - 64} bytes.
  */
 public final class HostDriver implements Driver {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HostDriver.class);
     /** The NCCL API level the host backend mirrors (2.28.9), for code that compares versions. */
     public static final int VERSION = 22809;
     private static final int UNIQUE_ID_BYTES = 128;
@@ -57,7 +58,7 @@ public final class HostDriver implements Driver {
 
     @Override
     public String describe() {
-        return "host backend (pure Java, " + Runtime.getRuntime().availableProcessors() + " CPU cores, ranks as threads)";
+        return "host backend (pure Java, " + Runtime.getRuntime().availableProcessors() + " CPU cores, ranks as threads or processes over TCP)";
     }
 
     @Override
@@ -174,17 +175,63 @@ public final class HostDriver implements Driver {
 
     // ---- communicators
 
+    /**
+     * A new id that carries a bootstrap address of this process (a listener opened now, closed once the
+     * communicator formed or after {@code jccl.host.initTimeout}) and a random token, so ranks in other processes
+     * can join; if no listener can be opened, an id for ranks of this JVM only.
+     */
     @Override
     public byte[] newUniqueId() {
-        byte[] id = new byte[UNIQUE_ID_BYTES];
-        random.nextBytes(id);
-        return id;
+        return newUniqueId(true);
     }
 
-    /** Joins the in-JVM clique of {@code uniqueId}; blocks (on the launch thread) until all ranks joined. */
+    /** An id whose ranks always connect over TCP, even threads of this JVM: tests of the network path. */
+    byte[] newNetworkUniqueId() {
+        return newUniqueId(false);
+    }
+
+    private byte[] newUniqueId(boolean allowLocal) {
+        return newUniqueId(random, allowLocal);
+    }
+
+    /** A new id whose root is in this process; see {@link #newUniqueId()}. */
+    static byte[] newUniqueId(SecureRandom random, boolean allowLocal) {
+        byte[] id = new byte[UNIQUE_ID_BYTES];
+        random.nextBytes(id);
+        byte[] token = new byte[HostUniqueId.TOKEN_BYTES];
+        random.nextBytes(token);
+        try {
+            return BootstrapRoot.open(token, allowLocal).id().encode(id);
+        } catch (RuntimeException e) {
+            if (!allowLocal) throw e;
+            LOG.warn("jccl host backend: cannot open a bootstrap listener ({}); this unique id works within this JVM only", e.toString());
+            return id;
+        }
+    }
+
+    /**
+     * Joins the communicator of {@code uniqueId}; blocks (on the launch thread) until all ranks joined. Ranks that
+     * are all threads of the id's JVM share memory ({@link LocalClique}); otherwise they connect over TCP
+     * ({@link NetworkClique}).
+     */
     @Override
     public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
+        return join(nranks, uniqueId, rank);
+    }
+
+    /** {@link #initRank} without the driver: also how a split across processes joins its new communicator. */
+    static HostComm join(int nranks, byte[] uniqueId, int rank) {
         if (nranks <= 0 || rank < 0 || rank >= nranks) throw new InvalidArgumentException("rank " + rank + " of " + nranks);
+        HostUniqueId networked = HostUniqueId.decode(uniqueId);
+        if (networked != null) {
+            BootstrapRoot root = BootstrapRoot.find(networked);
+            if (root != null && root.allowsLocal()) {
+                Object decided = awaitLocal(root.joinLocal(nranks, rank));
+                if (decided instanceof HostComm comm) return comm;
+                return NetworkInit.join(networked, nranks, rank, root);
+            }
+            if (root != null || !BootstrapRoot.madeHere(networked)) return NetworkInit.join(networked, nranks, rank, null);
+        }
         String key = "init#" + HexFormat.of().formatHex(uniqueId);
         Object mine = CREATION.meet(key, nranks, rank, new long[0], all -> {
             LocalClique clique = new LocalClique(nranks);
@@ -194,6 +241,21 @@ public final class HostDriver implements Driver {
             return out;
         }, HostComm.initTimeout());
         return (HostComm) mine;
+    }
+
+    private static Object awaitLocal(java.util.concurrent.CompletableFuture<Object> decision) {
+        try {
+            return decision.get(HostComm.initTimeout().toNanos() + 1_000_000_000L, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new org.jccl.core.error.SystemErrorException("the other ranks did not arrive within " + HostComm.initTimeout()
+                    + " (jccl.host.initTimeout)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.jccl.core.error.SystemErrorException("interrupted while waiting for the other ranks");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) throw re;
+            throw new org.jccl.core.error.SystemErrorException("communicator creation failed: " + e.getCause());
+        }
     }
 
     /** As {@link #initRank}, keyed by the first id (every rank passes the same list). */

@@ -2,7 +2,7 @@ package org.jccl.core.host;
 
 /**
  * How the ranks of one host communicator exchange data. {@link LocalClique} implements it for ranks that are
- * threads of one JVM (through shared memory); a network transport can implement the same calls for ranks in other
+ * threads of one JVM (through shared memory); {@link NetworkClique} implements the same calls for ranks in other
  * processes. Every call may block the calling stream thread and throws {@link CliqueFailedException} once the
  * clique is poisoned (aborted or failed), so no rank hangs.
  */
@@ -24,6 +24,10 @@ interface HostTransport {
 
     /** Fails every operation of every rank, now and later, with {@code reason}. */
     void poison(String reason);
+
+    /** Releases what this rank holds of the transport (connections); the in-JVM clique holds nothing per rank. */
+    default void close(int rank) {
+    }
 
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();

@@ -1,0 +1,478 @@
+package org.jccl.core.host;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.DataType;
+import org.jccl.core.error.Errors;
+import org.jccl.core.spi.MemoryKind;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One rank of a host communicator whose ranks live in different processes: a full mesh of TCP connections (one
+ * per pair of ranks), data moved in frames of at most {@link Wire#CHUNK} bytes.
+ *
+ * <p>Netty threads only move bytes: an arriving data frame is queued on its (peer, lane) inbox and the rank's
+ * stream thread, the only caller of the operations, copies and reduces it. Every collective keeps LocalClique's
+ * results bit for bit: a reduction's element range {@code [count·r/n, count·(r+1)/n)} is owned by rank {@code r},
+ * which receives every rank's contribution chunk by chunk and folds them with {@link Reducer} in rank order
+ * 0..n-1, then sends the result to the ranks that need it (reduce-scatter by direct sends, then all-gather; each
+ * rank sends and receives {@code 2(n-1)/n} of the buffer, like a ring, and chunks pipeline). Broadcast is a
+ * pipelined chain from the root; the other data-movement collectives are direct sends.
+ *
+ * <p>Every message between two ranks starts frames that name the operation (a description of kind, type, count,
+ * root and reduction) and the message's total size, so ranks that disagree fail with {@code ncclInvalidUsage}
+ * instead of misreading data. Any failure (a lost connection, a malformed frame, a peer's abort or failure)
+ * poisons the clique: the rank's async error is set, the peers are told, the connections close.
+ */
+final class NetworkClique implements HostTransport {
+    private static final long MAX_PARK_NANOS = 1_000_000;
+    /** The description of control messages (no operation has it: descriptions of operations are never 0x5eed). */
+    private static final int CONTROL = 0x5eed;
+
+    private final int size;
+    private final int rank;
+    private final byte[] token;
+    private final Channel[] peers;
+    private final AtomicInteger connected = new AtomicInteger();
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final ConcurrentLinkedQueue<ByteBuf>[] inboxes;
+    private final boolean[] departed;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile @Nullable String poisoned;
+    private volatile @Nullable HostComm owner;
+    private volatile @Nullable Thread waiter;
+    private final NetworkKernels kernels;
+    /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
+    private final @Nullable ChannelFuture[] lastWrite;
+
+    @SuppressWarnings("unchecked")
+    NetworkClique(int size, int rank, byte[] token) {
+        this.size = size;
+        this.rank = rank;
+        this.token = token.clone();
+        this.peers = new Channel[size];
+        this.departed = new boolean[size];
+        this.inboxes = new ConcurrentLinkedQueue[size * Wire.LANES];
+        for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
+        this.lastWrite = new ChannelFuture[size];
+        this.kernels = new NetworkKernels(this);
+        if (size == 1) ready.complete(null);
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    byte[] token() {
+        return token;
+    }
+
+    /** The rank's communicator, whose async error a failure sets at once (before any waiting task wakes). */
+    void owner(HostComm comm) {
+        this.owner = comm;
+    }
+
+    /** Completes when a connection to every other rank is up. */
+    CompletableFuture<Void> ready() {
+        return ready;
+    }
+
+    /** Registers the connection to {@code peer}; false when it already has one (a duplicate is refused). */
+    boolean attach(int peer, Channel ch) {
+        synchronized (peers) {
+            if (peer < 0 || peer >= size || peer == rank || peers[peer] != null || closed.get()) return false;
+            peers[peer] = ch;
+        }
+        if (connected.incrementAndGet() == size - 1) ready.complete(null);
+        return true;
+    }
+
+    // ---- inbound, on Netty threads
+
+    /** Queues a data frame (whose reference the inbox now owns) for the stream thread. */
+    void deliver(int peer, int lane, ByteBuf frame) {
+        if (closed.get()) {
+            frame.release();
+            return;
+        }
+        inboxes[peer * Wire.LANES + lane].offer(frame);
+        if (closed.get()) drainInboxes();
+        wake();
+    }
+
+    void peerLeft(int peer) {
+        departed[peer] = true;
+        wake();
+    }
+
+    /** Wakes the stream thread if it waits for data or for room to send. */
+    void wake() {
+        Thread t = waiter;
+        if (t != null) LockSupport.unpark(t);
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    // ---- failure and close
+
+    @Override
+    public void poison(String reason) {
+        poison(reason, Errors.REMOTE_ERROR, true);
+    }
+
+    /** Fails this rank: records the reason, sets the async error, tells the peers (if {@code tell}), closes. */
+    void poison(String reason, int code, boolean tell) {
+        synchronized (this) {
+            if (poisoned != null) return;
+            poisoned = reason;
+        }
+        HostComm comm = owner;
+        if (comm != null) comm.fail(code, "the communicator's clique failed: " + reason);
+        ready.completeExceptionally(CliqueFailedException.poisoned(reason));
+        if (tell) {
+            for (Channel ch : peers) {
+                if (ch == null || !ch.isActive()) continue;
+                ByteBuf b = ch.alloc().buffer(64).writeByte(Wire.POISON).writeInt(code);
+                Wire.text(b, reason);
+                ch.writeAndFlush(b);
+            }
+        }
+        shutDown(false);
+    }
+
+    @Override
+    public @Nullable String poisoned() {
+        return poisoned;
+    }
+
+    /** A normal close: peers are told this rank leaves, so they do not mistake it for a failure. */
+    @Override
+    public void close(int rank) {
+        shutDown(true);
+    }
+
+    private void shutDown(boolean goodbye) {
+        if (!closed.compareAndSet(false, true)) return;
+        for (Channel ch : peers) {
+            if (ch == null) continue;
+            if (goodbye && ch.isActive()) {
+                ch.writeAndFlush(ch.alloc().buffer(1).writeByte(Wire.GOODBYE)).addListener(f -> ch.close());
+            } else {
+                // Let a queued POISON frame go out first.
+                ch.eventLoop().execute(() -> ch.flush().close());
+            }
+        }
+        drainInboxes();
+        // The staging memory is left to the garbage collector: the stream thread may still be inside a kernel
+        // when a Netty thread poisons the clique, and freeing it under that thread would crash the process.
+        wake();
+        HostNetwork.release();
+    }
+
+    private void drainInboxes() {
+        for (ConcurrentLinkedQueue<ByteBuf> q : inboxes) {
+            ByteBuf b;
+            while ((b = q.poll()) != null) b.release();
+        }
+    }
+
+    void checkPoison() {
+        String p = poisoned;
+        if (p != null) throw CliqueFailedException.poisoned(p);
+        if (closed.get()) throw CliqueFailedException.poisoned("rank " + rank + " closed the communicator");
+    }
+
+    /** The ranks disagree: this rank fails with ncclInvalidUsage, its peers with ncclRemoteError. */
+    CliqueFailedException disagreement(String what) {
+        String reason = "ranks disagree: " + what;
+        poison(reason, Errors.INVALID_USAGE, true);
+        return new CliqueFailedException(reason, Errors.INVALID_USAGE);
+    }
+
+    private void pause(int round) {
+        if (round < 100) {
+            Thread.onSpinWait();
+            return;
+        }
+        waiter = Thread.currentThread();
+        LockSupport.parkNanos(this, MAX_PARK_NANOS);
+    }
+
+    // ---- the operations (stream thread)
+
+    @Override
+    public void collective(int rank, HostOp op) {
+        checkPoison();
+        try {
+            kernels.run(op);
+        } catch (CliqueFailedException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            poison("rank " + rank + " failed in " + op + ": " + e, Errors.INTERNAL_ERROR, true);
+            throw e;
+        }
+    }
+
+    @Override
+    public Object postSend(int rank, HostOp op) {
+        checkPoison();
+        long bytes = op.count * op.type.size();
+        return send(op.peer, Wire.LANE_P2P, 0, op.send, op.sendOffset, bytes, null, op.type);
+    }
+
+    @Override
+    public void awaitConsumed(int rank, Object posted) {
+        if (!(posted instanceof ChannelFuture f)) return;
+        for (int round = 0; !f.isDone(); round++) {
+            checkPoison();
+            pause(round);
+        }
+        if (!f.isSuccess()) checkPoison();
+    }
+
+    @Override
+    public void receive(int rank, HostOp op) {
+        checkPoison();
+        long bytes = op.count * op.type.size();
+        receive(op.peer, Wire.LANE_P2P, 0, op.recv, op.recvOffset, bytes,
+                got -> "rank " + op.peer + " sends " + got + " bytes, rank " + rank + " receives " + bytes);
+    }
+
+    // ---- messages
+
+    /**
+     * Sends {@code bytes} from {@code block} at {@code offset} to {@code peer} as one message on {@code lane}, in
+     * frames of at most {@link Wire#CHUNK} bytes (one empty frame for an empty message), without copying: the range
+     * must stay unchanged until {@link #awaitWrites()}. Waits while the connection's outbound queue is full.
+     * Returns the last frame's write, or null for a message to this rank itself (which is copied).
+     */
+    @Nullable ChannelFuture send(int peer, int lane, int desc, @Nullable HostMemoryBlock block, long offset, long bytes,
+                                 @Nullable Reduction reduction, DataType type) {
+        ChannelFuture last = null;
+        long done = 0;
+        do {
+            int len = (int) Math.min(Wire.CHUNK, bytes - done);
+            last = sendFrame(peer, lane, desc, bytes, block, offset + done, len, reduction, type);
+            done += len;
+        } while (done < bytes);
+        return last;
+    }
+
+    /**
+     * Sends one frame of a message whose total is {@code total}; see {@link #send}. The payload is not copied: the
+     * frame refers to {@code block} until written, so the caller must not change that range before
+     * {@link #awaitWrites()} (the kernels wait before overwriting and before an operation completes).
+     */
+    @Nullable ChannelFuture sendFrame(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block, long offset,
+                                      int len, @Nullable Reduction reduction, DataType type) {
+        return sendFrame(peer, lane, desc, total, block, offset, len, reduction, type, peer == rank);
+    }
+
+    /** As {@link #sendFrame}, copying the payload into the frame, so the range may change at once. */
+    @Nullable ChannelFuture sendFrameCopied(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block,
+                                            long offset, int len, @Nullable Reduction reduction, DataType type) {
+        return sendFrame(peer, lane, desc, total, block, offset, len, reduction, type, true);
+    }
+
+    private @Nullable ChannelFuture sendFrame(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block,
+                                              long offset, int len, @Nullable Reduction reduction, DataType type, boolean copy) {
+        if (len > 0 && block == null) throw new IllegalStateException("missing buffer");
+        ByteBuf frame = PooledByteBufAllocator.DEFAULT.directBuffer(Wire.DATA_HEADER + (copy ? len : 0));
+        try {
+            frame.writeByte(Wire.DATA).writeByte(lane);
+            int flags = 0;
+            double auxDouble = 0;
+            long auxLong = 0;
+            if (reduction != null) {
+                auxDouble = reduction.hostScalar();
+                HostMemoryBlock s = reduction.scalarBlock();
+                if (s != null) {
+                    flags |= Wire.FLAG_SCALAR_BYTES;
+                    for (int i = 0; i < type.size(); i++) auxLong |= (s.bytes().get(reduction.scalarOffset() + i) & 0xffL) << (8 * i);
+                }
+            }
+            frame.writeByte(flags).writeInt(desc).writeLong(total).writeDouble(auxDouble).writeLong(auxLong);
+            if (len > 0) {
+                ByteBuffer src = block.bytes().duplicate();
+                src.limit((int) offset + len).position((int) offset);
+                if (copy) {
+                    frame.writeBytes(src);
+                } else {
+                    frame = Unpooled.wrappedBuffer(frame, Unpooled.wrappedBuffer(src));
+                }
+            }
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
+        if (peer == rank) {
+            deliver(peer, lane, frame);
+            return null;
+        }
+        Channel ch = peers[peer];
+        for (int round = 0; !ch.isWritable(); round++) {
+            if (poisoned != null || closed.get() || !ch.isActive()) {
+                frame.release();
+                checkPoison();
+                throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed");
+            }
+            pause(round);
+        }
+        ChannelFuture f = ch.writeAndFlush(frame);
+        lastWrite[peer] = f;
+        return f;
+    }
+
+    /** Waits until every frame this rank queued has been written, so the memory the frames refer to may change. */
+    void awaitWrites() {
+        for (int j = 0; j < size; j++) {
+            ChannelFuture f = lastWrite[j];
+            if (f == null) continue;
+            for (int round = 0; !f.isDone(); round++) {
+                checkPoison();
+                pause(round);
+            }
+            if (!f.isSuccess()) {
+                checkPoison();
+                throw CliqueFailedException.poisoned("writing to rank " + j + " failed: " + f.cause());
+            }
+            lastWrite[j] = null;
+        }
+    }
+
+    /** Forwards a received frame unchanged to {@code peer} (chained broadcast); takes a reference of its own. */
+    void forward(int peer, ByteBuf frame) {
+        Channel ch = peers[peer];
+        for (int round = 0; !ch.isWritable(); round++) {
+            checkPoison();
+            pause(round);
+        }
+        ch.writeAndFlush(frame.retainedDuplicate().readerIndex(0));
+    }
+
+    /** Sends a small control message (communicator management) to {@code peer}. */
+    void sendControl(int peer, byte[] payload) {
+        HostMemoryBlock b = staging(payload.length);
+        b.bytes().put(0, payload);
+        sendFrameCopied(peer, Wire.LANE_CONTROL, CONTROL, payload.length, b, 0, payload.length, null, DataType.UINT8);
+        b.release();
+    }
+
+    /** Receives a control message of {@code bytes} bytes from {@code peer}. */
+    byte[] receiveControl(int peer, int bytes) {
+        ByteBuf frame = take(peer, Wire.LANE_CONTROL, CONTROL, bytes, bytes,
+                got -> "rank " + peer + " sends a " + got + "-byte control message, rank " + rank + " expects " + bytes);
+        try {
+            byte[] out = new byte[bytes];
+            frame.getBytes(Wire.DATA_HEADER, out);
+            return out;
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** Describes what a receiver found instead of the expected size, for the disagreement message. */
+    interface Mismatch {
+        String describe(long sentBytes);
+    }
+
+    /**
+     * Takes the next frame of a message from {@code peer} on {@code lane}, checking it belongs to the same
+     * operation and has the expected total and frame size; the caller releases it. Payload starts at
+     * {@link Wire#DATA_HEADER}.
+     */
+    ByteBuf take(int peer, int lane, int desc, long total, int len, Mismatch mismatch) {
+        ConcurrentLinkedQueue<ByteBuf> box = inboxes[peer * Wire.LANES + lane];
+        ByteBuf frame;
+        for (int round = 0; (frame = box.poll()) == null; round++) {
+            checkPoison();
+            if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator");
+            pause(round);
+        }
+        if (frame.getInt(Wire.AT_DESC) != desc) {
+            frame.release();
+            throw disagreement("rank " + peer + " runs a different operation than rank " + rank);
+        }
+        long sent = frame.getLong(Wire.AT_TOTAL);
+        if (sent != total || frame.readableBytes() - Wire.DATA_HEADER != len) {
+            frame.release();
+            throw disagreement(mismatch.describe(sent));
+        }
+        return frame;
+    }
+
+    /** Receives a whole message into {@code block} at {@code offset}. */
+    void receive(int peer, int lane, int desc, @Nullable HostMemoryBlock block, long offset, long bytes, Mismatch mismatch) {
+        long done = 0;
+        do {
+            int len = (int) Math.min(Wire.CHUNK, bytes - done);
+            ByteBuf frame = take(peer, lane, desc, bytes, len, mismatch);
+            try {
+                copyPayload(frame, block, offset + done, len);
+            } finally {
+                frame.release();
+            }
+            done += len;
+        } while (done < bytes);
+    }
+
+    static void copyPayload(ByteBuf frame, @Nullable HostMemoryBlock block, long offset, int len) {
+        if (len == 0) return;
+        if (block == null) throw new IllegalStateException("missing buffer");
+        ByteBuffer dst = block.bytes().duplicate();
+        dst.limit((int) offset + len).position((int) offset);
+        frame.getBytes(Wire.DATA_HEADER, dst);
+    }
+
+    /** The reduction a peer's frame carries (its own PreMulSum scalar), into {@code scalarBlock} when raw bytes. */
+    static Reduction reductionOf(ByteBuf frame, Reduction mine, DataType type, HostMemoryBlock scalarBlock) {
+        if (mine.kind() != Reduction.Kind.PREMUL_SUM) return mine;
+        if ((frame.getByte(Wire.AT_FLAGS) & Wire.FLAG_SCALAR_BYTES) != 0) {
+            long raw = frame.getLong(Wire.AT_AUX_LONG);
+            for (int i = 0; i < type.size(); i++) scalarBlock.bytes().put(i, (byte) (raw >>> (8 * i)));
+            return new Reduction(Reduction.Kind.PREMUL_SUM, 0, scalarBlock, 0);
+        }
+        return new Reduction(Reduction.Kind.PREMUL_SUM, frame.getDouble(Wire.AT_AUX_DOUBLE), null, 0);
+    }
+
+    /** A fresh host block for staging (kernels keep theirs for the clique's life). */
+    static HostMemoryBlock staging(long bytes) {
+        return HostMemoryBlock.allocate(Math.max(8, bytes), MemoryKind.DEVICE);
+    }
+
+    /** The connection to a peer, for tests that inject raw bytes. */
+    @Nullable Channel channelTo(int peer) {
+        return peers[peer];
+    }
+
+    /** Operation descriptions, equal on every rank that runs the same operation. */
+    static int describe(HostOp op) {
+        int h = op.kind.ordinal();
+        h = h * 31 + op.type.ordinal();
+        h = h * 31 + Long.hashCode(op.count);
+        h = h * 31 + (op.kind.rooted() ? op.peer : -1);
+        h = h * 31 + (op.reduction == null ? -1 : op.reduction.kind().ordinal());
+        return h == 0 || h == CONTROL ? 1 : h;
+    }
+
+    @Override
+    public String toString() {
+        return "NetworkClique[rank " + rank + "/" + size + (poisoned != null ? ", poisoned" : "") + "]";
+    }
+}

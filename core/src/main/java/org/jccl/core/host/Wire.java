@@ -1,0 +1,120 @@
+package org.jccl.core.host;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+
+/**
+ * The host network transport's frames: a 4-byte big-endian length, then a type byte and the body. Frames larger
+ * than {@link #MAX_FRAME} are refused by the decoder (the connection, and the clique it belongs to, fail). Data
+ * frames carry at most {@link #CHUNK} payload bytes, so a large message is a sequence of frames that the receiver
+ * can reduce or forward one at a time (pipelining).
+ */
+final class Wire {
+    /** Payload bytes per data frame; a multiple of every element size. */
+    static final int CHUNK = 1 << 20;
+    /** Bytes of a data frame before its payload: type, lane, flags, description, total, two aux words. */
+    static final int DATA_HEADER = 1 + 1 + 1 + 4 + 8 + 8 + 8;
+    /** The largest frame either side accepts. */
+    static final int MAX_FRAME = CHUNK + DATA_HEADER;
+
+    // Bootstrap (a joining rank and the id's root).
+    static final byte JOIN = 1;
+    static final byte TABLE = 2;
+    static final byte REJECT = 3;
+    // Mesh set-up and data (between ranks).
+    static final byte HELLO = 4;
+    static final byte DATA = 5;
+    static final byte POISON = 6;
+    static final byte GOODBYE = 7;
+    static final byte PING = 8;
+
+    /** Lanes: independent FIFO streams between two ranks, so pipelined phases never wait behind each other. */
+    static final int LANE_SCATTER = 0;
+    static final int LANE_GATHER = 1;
+    static final int LANE_P2P = 2;
+    /** Communicator management (split), read on the launch thread. */
+    static final int LANE_CONTROL = 3;
+    static final int LANES = 4;
+
+    /** Data frame flag: the aux long carries a PreMulSum scalar's raw bytes (a "device" scalar). */
+    static final int FLAG_SCALAR_BYTES = 1;
+
+    // Offsets inside a data frame (after the length prefix).
+    static final int AT_LANE = 1;
+    static final int AT_FLAGS = 2;
+    static final int AT_DESC = 3;
+    static final int AT_TOTAL = 7;
+    static final int AT_AUX_DOUBLE = 15;
+    static final int AT_AUX_LONG = 23;
+
+    /** Outbound bytes queued per connection before a sender waits; bounds the memory a fast sender can use. */
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(4 * CHUNK, 16 * CHUNK);
+
+    /** Kernel socket buffers large enough to keep a 1 MiB frame in flight. */
+    static final int SOCKET_BUFFER = 4 * CHUNK;
+
+    private Wire() {
+    }
+
+    /** Adds the framing codecs to a new connection's pipeline. */
+    static void frame(ChannelPipeline p) {
+        LengthFieldBasedFrameDecoder frames = new LengthFieldBasedFrameDecoder(4 + MAX_FRAME, 0, 4, 0, 4);
+        // Compose arriving socket reads instead of copying them into one buffer: a frame is copied once, by the
+        // stream thread, into its destination.
+        frames.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+        p.addLast("frames", frames);
+        p.addLast("prepend", new LengthFieldPrepender(4));
+    }
+
+    /** Options of every connection: no Nagle delay, bounded outbound queue. */
+    static void configure(Channel ch) {
+        ch.config().setOption(ChannelOption.TCP_NODELAY, true);
+        ch.config().setWriteBufferWaterMark(WATER_MARK);
+        ch.config().setOption(ChannelOption.SO_SNDBUF, SOCKET_BUFFER);
+        ch.config().setOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER);
+    }
+
+    /** Compares secrets in time independent of where they differ. */
+    static boolean sameToken(byte[] expected, byte[] presented) {
+        return MessageDigest.isEqual(expected, presented);
+    }
+
+    static void writeAddress(ByteBuf b, InetSocketAddress a) {
+        byte[] ip = a.getAddress().getAddress();
+        b.writeByte(ip.length).writeBytes(Arrays.copyOf(ip, 16)).writeShort(a.getPort());
+    }
+
+    static InetSocketAddress readAddress(ByteBuf b) {
+        int len = b.readUnsignedByte();
+        byte[] raw = new byte[16];
+        b.readBytes(raw);
+        int port = b.readUnsignedShort();
+        if (len != 4 && len != 16) throw new IllegalArgumentException("bad address length " + len);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(Arrays.copyOf(raw, len)), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    static ByteBuf text(ByteBuf b, String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        return b.writeBytes(bytes, 0, Math.min(bytes.length, 4096));
+    }
+
+    static String readText(ByteBuf b) {
+        return b.readCharSequence(Math.min(b.readableBytes(), 4096), StandardCharsets.UTF_8).toString();
+    }
+}
