@@ -10,7 +10,12 @@ import org.jccl.core.config.JcclSettings;
  */
 final class Backoff {
     static final long SPIN_NANOS = JcclSettings.SPIN.duration().toNanos();
-    static final long YIELD_NANOS = Math.max(SPIN_NANOS * 4, 200_000);
+    /**
+     * How long after the last activity the threads only yield (stay responsive) before they sleep. A timed park
+     * sleeps at least the kernel's timer slack (about 50 us), too coarse while GPU work of a few hundred
+     * microseconds completes back to back.
+     */
+    static final long YIELD_NANOS = Math.max(SPIN_NANOS * 4, 1_000_000);
     static final long MAX_PARK_NANOS = Math.max(1_000, JcclSettings.MAX_POLL_INTERVAL.duration().toNanos());
 
     private Backoff() {

@@ -196,9 +196,11 @@ class RendezvousStoreTest {
 
     @Test
     void completionsRunOffNettyThreads() throws Exception {
+        // The stage is attached before the key exists, so it runs on the thread that completes the future
+        // (attached after completion, it would run on the caller's).
+        CompletableFuture<String> threadOfCompletion = clients.get(1).get("t", SHORT).thenApply(v -> Thread.currentThread().getName());
         clients.get(0).setNow("t", utf8("x"));
-        String thread = clients.get(1).get("t", SHORT).thenApply(v -> Thread.currentThread().getName())
-                .get(10, TimeUnit.SECONDS);
+        String thread = threadOfCompletion.get(10, TimeUnit.SECONDS);
         assertTrue(thread.startsWith("jccl-rendezvous-callbacks"), thread);
         String failureThread = clients.get(1).get("absent", SHORT)
                 .handle((v, t) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);

@@ -101,6 +101,7 @@ public final class Bench {
         long t0 = System.nanoTime();
         CompletableFuture<?>[] last = null;
         for (int i = 0; i < options.iters(); i++) last = issueAll(issuer);
+        spinUntilDone(last); // like nccl-tests' synchronize: no thread wake-up inside the measurement
         waitAll(last);
         double micros = (System.nanoTime() - t0) / 1e3 / options.iters();
         double cpuPerOp = perOp(eventThreadCpu() - cpu0, backend.completedWorkCount() - done0);
@@ -126,9 +127,7 @@ public final class Bench {
         for (int i = 0; i < samples.length; i++) {
             long t0 = System.nanoTime();
             CompletableFuture<?>[] futures = issueAll(issuer);
-            for (CompletableFuture<?> f : futures) {
-                while (!f.isDone()) Thread.onSpinWait();
-            }
+            spinUntilDone(futures);
             samples[i] = System.nanoTime() - t0;
             for (CompletableFuture<?> f : futures) f.join();
         }
@@ -206,6 +205,12 @@ public final class Bench {
         CompletableFuture<?>[] futures = new CompletableFuture<?>[comms.size()];
         for (int r = 0; r < futures.length; r++) futures[r] = issuer.issue(r);
         return futures;
+    }
+
+    private static void spinUntilDone(CompletableFuture<?>[] futures) {
+        for (CompletableFuture<?> f : futures) {
+            while (!f.isDone()) Thread.onSpinWait();
+        }
     }
 
     private static void waitAll(CompletableFuture<?>[] futures) throws Exception {
