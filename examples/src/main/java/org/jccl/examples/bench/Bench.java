@@ -1,5 +1,6 @@
 package org.jccl.examples.bench;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -15,12 +16,15 @@ import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
 import org.jccl.core.Jccl;
 import org.jccl.core.Operation;
+import org.jccl.core.UniqueId;
+import org.jccl.core.rendezvous.Rendezvous;
 
 /**
  * jccl's benchmark, nccl-tests style: bus bandwidth over a size sweep ({@code --mode bandwidth}), round-trip
  * latency percentiles ({@code --mode latency}) and pipelined operations per second ({@code --mode pipeline}),
  * through the core ({@code Work}) or reactive ({@code Mono}) path, with the event thread's CPU time per operation.
- * One process drives every local GPU (or {@code --ranks} host ranks). Results on stdout, progress on stderr.
+ * One process drives every local GPU (or {@code --ranks} host ranks), or, with {@code --per-process} under jccl's
+ * launcher, one process per GPU joined through the rendezvous. Results on stdout, progress on stderr.
  */
 public final class Bench {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -53,6 +57,7 @@ public final class Bench {
             return 2;
         }
         Backend backend = Jccl.backend();
+        if (options.perProcess()) return runPerProcess(options, backend, out);
         int ranks = options.ranks() > 0 ? options.ranks() : backend.kind() == BackendKind.HOST ? 4 : backend.deviceCount();
         List<Communicator> comms = backend.initAll(ranks).get(5, TimeUnit.MINUTES);
         try {
@@ -63,10 +68,32 @@ public final class Bench {
         return 0;
     }
 
+    /**
+     * One rank per process, started by jccl's launcher: the ranks join through the rendezvous (rank 0 makes the
+     * unique id), each drives GPU {@code LOCAL_RANK} (or one host rank), and rank 0 prints the results.
+     */
+    private static int runPerProcess(BenchOptions options, Backend backend, PrintStream out) throws Exception {
+        try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
+            UniqueId id = rdzv.shareUniqueIdNow("bench/communicator", backend::newUniqueId);
+            int device = backend.kind() == BackendKind.HOST ? -1 : rdzv.localRank();
+            try (Communicator comm = backend.initRank(id, rdzv.worldSize(), rdzv.rank(), device).get(5, TimeUnit.MINUTES)) {
+                PrintStream results = rdzv.rank() == 0 ? out : new PrintStream(OutputStream.nullOutputStream());
+                new Bench(options, backend, List.of(comm), results).run();
+            }
+            rdzv.barrierNow("bench/done");
+        }
+        return 0;
+    }
+
+    /** Ranks of the communicators (all of them here, or spread over processes with {@code --per-process}). */
+    private int world() {
+        return comms.get(0).size();
+    }
+
     private void run() throws Exception {
         THREADS.setThreadCpuTimeEnabled(true);
         report.header(String.format("jccl bench %s: backend %s (%s), %d rank(s), path %s, %s", LocalDate.now(),
-                backend.kind().id(), backend.describe(), comms.size(), options.path(), options.inPlace() ? "in-place" : "out-of-place"),
+                backend.kind().id(), backend.describe(), world(), options.path(), options.inPlace() ? "in-place" : "out-of-place"),
                 options.mode());
         long maxBytes = options.mode().equals("bandwidth") ? options.maxBytes() : options.minBytes();
         for (Communicator c : comms) {
@@ -89,7 +116,7 @@ public final class Bench {
     }
 
     private void bandwidth(BenchOp op, long bytes) throws Exception {
-        int n = comms.size();
+        int n = world();
         long count = op.count(bytes, options.type(), n);
         if (count == 0) return;
         System.err.printf("bench: %s %d B%n", op.id, bytes);
@@ -117,7 +144,7 @@ public final class Bench {
     }
 
     private void latency(BenchOp op, long bytes) throws Exception {
-        long count = op.count(bytes, options.type(), comms.size());
+        long count = op.count(bytes, options.type(), world());
         List<List<Operation>> ops = operations(op, count);
         Issuer issuer = issuer(ops);
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
@@ -138,7 +165,7 @@ public final class Bench {
     }
 
     private void pipeline(BenchOp op, long bytes) throws Exception {
-        long count = op.count(bytes, options.type(), comms.size());
+        long count = op.count(bytes, options.type(), world());
         List<List<Operation>> ops = operations(op, count);
         Issuer issuer = issuer(ops);
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
@@ -172,7 +199,7 @@ public final class Bench {
 
     /** The event thread's CPU time while nothing is pending, after some work (it should park, spending none). */
     private void idle(BenchOp op, long bytes) throws Exception {
-        long count = op.count(bytes, options.type(), comms.size());
+        long count = op.count(bytes, options.type(), world());
         Issuer issuer = issuer(operations(op, count));
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         Thread.sleep(100); // let the event thread reach its parked state; the measurement starts after

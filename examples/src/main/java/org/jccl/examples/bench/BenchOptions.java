@@ -9,11 +9,11 @@ import org.jccl.core.ReduceOp;
 /**
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
- * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --json}.
+ * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --json}, {@code --per-process}.
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
                     int root, int warmup, int iters, boolean check, boolean inPlace, String path, String mode,
-                    int inFlight, int ranks, boolean json) {
+                    int inFlight, int ranks, boolean json, boolean perProcess) {
 
     static final String USAGE = """
             usage: bench [options]
@@ -34,6 +34,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               --inflight N   operations in flight per rank in pipeline mode, default 64
               --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
               --json         one JSON object per result line on stdout
+              --per-process  one process per GPU (or host rank), started by jccl's launcher: ranks join through the
+                             rendezvous (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT); rank 0 prints the results
             """;
 
     static BenchOptions parse(String[] args) {
@@ -53,6 +55,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         int inFlight = 64;
         int ranks = 0;
         boolean json = false;
+        boolean perProcess = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -72,6 +75,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;
+                case "--per-process" -> perProcess = true;
                 case "-h", "--help" -> throw new IllegalArgumentException("");
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
@@ -80,7 +84,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
         if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
         return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, inPlace, path,
-                mode, inFlight, ranks, json);
+                mode, inFlight, ranks, json, perProcess);
     }
 
     /** The sizes of the sweep, each a multiple of the element size. */

@@ -34,18 +34,19 @@ final class DataCheck {
     static void fillInputs(List<Communicator> comms, List<List<Operation>> ops, DataType type) {
         for (int r = 0; r < comms.size(); r++) {
             Buffer in = ops.get(r).get(0).send();
-            if (in != null) write(in, in.byteSize() / type.size(), type, r);
+            if (in != null) write(in, in.byteSize() / type.size(), type, comms.get(r).rank());
         }
     }
 
-    /** The number of wrong elements over all ranks after the operation ran once on the filled inputs. */
+    /** The number of wrong elements over this process's ranks after the operation ran once on the filled inputs. */
     static long countWrong(BenchOp op, List<Communicator> comms, List<List<Operation>> ops, long count, DataType type,
                            ReduceOp redop, int root) {
-        int n = comms.size();
+        int n = comms.get(0).size();
         long part = count / n;
         long wrong = 0;
-        for (int r = 0; r < n; r++) {
-            Operation o = ops.get(r).get(ops.get(r).size() - 1);
+        for (int local = 0; local < comms.size(); local++) {
+            int r = comms.get(local).rank();
+            Operation o = ops.get(local).get(ops.get(local).size() - 1);
             Buffer out = o.recv();
             if (out == null || (op.rooted && (op == BenchOp.REDUCE || op == BenchOp.GATHER) && r != root)) continue;
             long elements = switch (op) {
