@@ -161,8 +161,8 @@ class EngineTest {
         Throwable e = assertThrows(java.util.concurrent.ExecutionException.class, () -> w.get(10, TimeUnit.SECONDS)).getCause();
         assertInstanceOf(WorkTimeoutException.class, e);
         assertTrue(w.event() == null, "the launch is still stuck");
+        driver.autoComplete = true; // before the gate opens: the released launch records an event that must complete
         driver.launchGate.countDown();
-        driver.autoComplete = true;
         await().atMost(WAIT).until(() -> driver.launched.size() == 1);
         // The communicator stays usable; this work gets a timeout that a loaded CI machine cannot hit.
         Work next = c.submit(Operation.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM), Duration.ofMinutes(1));

@@ -175,10 +175,15 @@ class RendezvousStoreTest {
     @Test
     void barrierSizesMustAgree() {
         CompletableFuture<Void> first = clients.get(0).barrier("sized", 3, Duration.ofSeconds(10));
-        RendezvousException e = assertThrows(RendezvousException.class,
-                () -> clients.get(1).barrierNow("sized", 2, Duration.ofSeconds(10)));
+        CompletableFuture<Void> second = clients.get(1).barrier("sized", 2, Duration.ofSeconds(10));
+        // Whichever reaches the server second disagrees with the size the other set: it is refused, the other waits.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> first.isDone() || second.isDone());
+        CompletableFuture<Void> refused = first.isDone() ? first : second;
+        CompletableFuture<Void> waiting = refused == first ? second : first;
+        Throwable cause = assertThrows(java.util.concurrent.ExecutionException.class, refused::get).getCause();
+        RendezvousException e = org.junit.jupiter.api.Assertions.assertInstanceOf(RendezvousException.class, cause);
         assertEquals(ErrorCode.BAD_REQUEST, e.errorCode());
-        assertFalse(first.isDone());
+        assertFalse(waiting.isDone());
     }
 
     @Test
