@@ -159,7 +159,7 @@ final class BootstrapRoot {
         boolean allLocal = members.values().stream().allMatch(m -> m.channel == null && m.data == null);
         if (allLocal && allowLocal) {
             LocalClique clique = new LocalClique(nranks);
-            Rendezvous control = new Rendezvous();
+            Meetings control = new Meetings();
             members.forEach((r, m) -> m.decision.complete(new HostComm(clique, control, r)));
             close();
             return;

@@ -28,7 +28,7 @@ final class HostComm implements DriverComm {
     private static final int FIRST_USER_OP = 5;
 
     private final HostTransport transport;
-    private final Rendezvous control;
+    private final Meetings control;
     private final int rank;
     private volatile int asyncError = Errors.SUCCESS;
     private volatile @Nullable String lastError;
@@ -41,7 +41,7 @@ final class HostComm implements DriverComm {
     private int shrinks;
     private volatile boolean destroyed;
 
-    HostComm(HostTransport transport, Rendezvous control, int rank) {
+    HostComm(HostTransport transport, Meetings control, int rank) {
         this.transport = transport;
         this.control = control;
         this.rank = rank;
@@ -147,7 +147,7 @@ final class HostComm implements DriverComm {
             for (List<long[]> members : groups.values()) {
                 members.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
                 LocalClique clique = new LocalClique(members.size());
-                Rendezvous rv = new Rendezvous();
+                Meetings rv = new Meetings();
                 for (int i = 0; i < members.size(); i++) out.put((int) members.get(i)[1], new HostComm(clique, rv, i));
             }
             return out;
@@ -181,7 +181,7 @@ final class HostComm implements DriverComm {
         return (HostComm) control.meet("shrink#" + (shrinks++) + Arrays.toString(sorted), participants, rank, new long[0], all -> {
             Map<Integer, Object> out = new HashMap<>();
             LocalClique clique = new LocalClique(participants);
-            Rendezvous rv = new Rendezvous();
+            Meetings rv = new Meetings();
             int next = 0;
             for (int r = 0; r < n; r++) if (!excluded[r]) out.put(r, new HostComm(clique, rv, next++));
             return out;

@@ -45,7 +45,7 @@ public final class HostDriver implements Driver {
             "ncclCommFinalize", "ncclCommDestroy", "ncclCommRegister", "ncclCommDeregister", "ncclRedOpCreatePreMulSum",
             "ncclRedOpDestroy", "ncclMemAlloc", "ncclGetLastError", "ncclCommGetAsyncError");
     /** Communicators being created by {@code initRank}, by unique id. */
-    private static final Rendezvous CREATION = new Rendezvous();
+    private static final Meetings CREATION = new Meetings();
 
     private final SecureRandom random = new SecureRandom();
     private final Features features = new Features("host (pure Java)", "2.28.9", FUNCTIONS, Map.of());
@@ -235,7 +235,7 @@ public final class HostDriver implements Driver {
         String key = "init#" + HexFormat.of().formatHex(uniqueId);
         Object mine = CREATION.meet(key, nranks, rank, new long[0], all -> {
             LocalClique clique = new LocalClique(nranks);
-            Rendezvous control = new Rendezvous();
+            Meetings control = new Meetings();
             Map<Integer, Object> out = new java.util.HashMap<>();
             for (int r = 0; r < nranks; r++) out.put(r, new HostComm(clique, control, r));
             return out;
@@ -269,7 +269,7 @@ public final class HostDriver implements Driver {
     public List<DriverComm> initAll(int[] devices) {
         if (devices.length == 0) throw new InvalidArgumentException("initAll needs at least one rank");
         LocalClique clique = new LocalClique(devices.length);
-        Rendezvous control = new Rendezvous();
+        Meetings control = new Meetings();
         List<DriverComm> out = new ArrayList<>();
         for (int r = 0; r < devices.length; r++) out.add(new HostComm(clique, control, r));
         return out;

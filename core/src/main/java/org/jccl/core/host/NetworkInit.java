@@ -62,7 +62,7 @@ final class NetworkInit {
             InetSocketAddress[] addresses = await(table, deadline, "the unique id's root at " + id.address());
             for (int j = 0; j < rank; j++) dial(group, clique, addresses[j], j, nranks, deadline);
             await(clique.ready(), deadline, "connections from the other ranks");
-            HostComm comm = new HostComm(clique, new Rendezvous(), rank);
+            HostComm comm = new HostComm(clique, new Meetings(), rank);
             clique.owner(comm);
             String poison = clique.poisoned();
             if (poison != null) comm.fail(Errors.REMOTE_ERROR, poison);

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * each participant brings a contribution, the last to arrive computes everyone's result, all leave with theirs.
  * Keyed by a string that every participant derives alike.
  */
-final class Rendezvous {
+final class Meetings {
     private final Map<String, Meeting> meetings = new HashMap<>();
 
     private static final class Meeting {
