@@ -5,7 +5,8 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Checks an operation against its communicator before anything is enqueued, so a bad call changes nothing: buffers
+ * Checks an operation against its communicator before anything is enqueued, so a bad call changes nothing: the
+ * library has the operation; buffers
  * present, open, on the communicator's device and large enough; roots and peers in range; the reduction valid for
  * the type; in-place forms exactly as NCCL defines them and no other overlap.
  */
@@ -21,6 +22,7 @@ final class Validation {
         int size = op.type().size();
         String what = comm.describe() + " " + op.describe();
         if (count < 0) throw bad(what, "count must not be negative");
+        comm.backend().driver().checkSupported(op.kind());
         if (op.kind().rooted() || op.kind().isPointToPoint()) {
             String role = op.kind().rooted() ? "root" : "peer";
             if (op.peer() < 0 || op.peer() >= n) throw bad(what, role + " " + op.peer() + " is outside 0.." + (n - 1));

@@ -12,6 +12,7 @@ import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
 import org.jccl.core.DeviceInfo;
+import org.jccl.core.OpKind;
 import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.config.JcclSettings;
@@ -394,6 +395,21 @@ public final class NcclDriver implements Driver {
         g.nonBlocking.clear();
         lib.check(code, "ncclGroupSimulateEnd", 0);
         return micros[0];
+    }
+
+    @Override
+    public void checkSupported(OpKind kind) {
+        switch (kind) {
+            case GATHER -> lib.features.require("ncclGather");
+            case SCATTER -> lib.features.require("ncclScatter");
+            case ALL_TO_ALL -> {
+                if (!lib.features.has("ncclAllToAll")) lib.features.require("ncclAlltoAll");
+            }
+            case ALL_TO_ALL_V -> lib.features.require("ncclAllToAllv");
+            case ALL_REDUCE_WITH_BIAS -> lib.features.require("ncclAllReduceWithBias");
+            default -> {
+            }
+        }
     }
 
     @Override

@@ -105,6 +105,13 @@ public interface Driver {
     }
 
     /**
+     * Throws {@link org.jccl.core.error.UnsupportedFeatureException} if the loaded library cannot run operations of
+     * {@code kind} (e.g. {@code ncclGather} before NCCL 2.28). Checked before anything is enqueued.
+     */
+    default void checkSupported(org.jccl.core.OpKind kind) {
+    }
+
+    /**
      * Why the library rejects {@code op} on {@code type} (e.g. fp8 on a GPU without it), or null if it accepts it.
      * Checked before anything is enqueued.
      */

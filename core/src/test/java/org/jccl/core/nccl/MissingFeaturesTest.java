@@ -45,6 +45,11 @@ class MissingFeaturesTest {
                 Operation.allToAllv(a, new long[2], new long[2], a, new long[2], new long[2], DataType.INT8), stream));
         expectMissing(stubs, "ncclAllReduceWithBias", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm,
                 Operation.allReduceWithBias(a, a, 1, DataType.INT8, ReduceOp.SUM, a), stream));
+        // Validation asks the same question before anything is enqueued.
+        expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.checkSupported(org.jccl.core.OpKind.GATHER));
+        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL));
+        expectMissing(stubs, "ncclAllToAllv", LibraryVersions.RCCL_ONLY, () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL_V));
+        driver.checkSupported(org.jccl.core.OpKind.ALL_REDUCE);
         expectMissing(stubs, "ncclGroupSimulateEnd", "NCCL 2.22.0", driver::groupSimulateEnd);
         expectMissing(stubs, "ncclCommInitRankScalable", "NCCL 2.23.0",
                 () -> driver.initRankScalable(2, 0, List.of(new byte[128]), 0, CommConfig.DEFAULT));
