@@ -12,6 +12,7 @@ import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.MemoryKind;
+import org.jccl.core.spi.SerialWorker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -201,7 +202,7 @@ public final class Backend {
 
     private CompletableFuture<Communicator> create(String id, int device, int rank, CommConfig config,
                                                    CommOptions options, Creation creation) {
-        LaunchQueue queue = launchQueue(id, rank, device);
+        SerialWorker queue = launchQueue(id, rank, device);
         CompletableFuture<Communicator> result = new CompletableFuture<>();
         queue.submit(() -> {
             try {
@@ -218,13 +219,13 @@ public final class Backend {
     /** A communicator made by split or shrink of another. */
     CompletableFuture<Communicator> adopt(DriverComm dc, String id, CommConfig config, CommOptions options) {
         CompletableFuture<Communicator> result = new CompletableFuture<>();
-        LaunchQueue queue = launchQueue(id, dc.rank(), dc.device());
+        SerialWorker queue = launchQueue(id, dc.rank(), dc.device());
         whenReady(dc, id, config, options, queue, result);
         return result;
     }
 
     /** Completes {@code result} now (blocking creation) or when the event thread sees creation finish. */
-    private void whenReady(DriverComm dc, String id, CommConfig config, CommOptions options, LaunchQueue queue,
+    private void whenReady(DriverComm dc, String id, CommConfig config, CommOptions options, SerialWorker queue,
                            CompletableFuture<Communicator> result) {
         if (config.isBlocking() || dc.asyncError() == Errors.SUCCESS) {
             result.complete(new Communicator(this, dc, id, options, queue));
@@ -251,8 +252,9 @@ public final class Backend {
         });
     }
 
-    private LaunchQueue launchQueue(String id, int rank, int device) {
-        return new LaunchQueue("jccl-launch-" + id + "-r" + rank, () -> driver.setDevice(device));
+    private SerialWorker launchQueue(String id, int rank, int device) {
+        return new SerialWorker("jccl-launch-" + id + "-r" + rank, () -> driver.setDevice(device),
+                Backoff.SPIN_NANOS, Backoff.YIELD_NANOS);
     }
 
     private static String idLabel(UniqueId id) {

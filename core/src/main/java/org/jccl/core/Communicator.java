@@ -22,6 +22,7 @@ import org.jccl.core.error.WorkTimeoutException;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.SerialWorker;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +55,7 @@ public final class Communicator implements AutoCloseable {
     private final String id;
     private final String label;
     private final CommOptions options;
-    private final LaunchQueue launchQueue;
+    private final SerialWorker launchQueue;
     private final Stream stream;
     private final Set<Work> pending = ConcurrentHashMap.newKeySet();
     private final Object submitLock = new Object();
@@ -67,7 +68,7 @@ public final class Communicator implements AutoCloseable {
     private volatile boolean inLibrary;
     private @Nullable CompletableFuture<Void> drained;
 
-    Communicator(Backend backend, DriverComm driverComm, String id, CommOptions options, LaunchQueue launchQueue) {
+    Communicator(Backend backend, DriverComm driverComm, String id, CommOptions options, SerialWorker launchQueue) {
         this.backend = backend;
         this.driverComm = driverComm;
         this.id = id;
@@ -523,7 +524,7 @@ public final class Communicator implements AutoCloseable {
         return null;
     }
 
-    LaunchQueue launchQueue() {
+    SerialWorker launchQueue() {
         return launchQueue;
     }
 

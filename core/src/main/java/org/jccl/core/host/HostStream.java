@@ -1,39 +1,30 @@
 package org.jccl.core.host;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.jccl.core.spi.SerialWorker;
 
 /**
- * A host stream: an ordered executor with one daemon thread that runs tasks in FIFO order. After a task it spins
+ * A host stream: an ordered executor ({@link SerialWorker}) that runs tasks in FIFO order. After a task it spins
  * briefly (the next one usually follows), then parks: an idle stream costs no CPU.
  */
-final class HostStream implements DriverStream, Runnable {
-    private static final Logger LOG = LoggerFactory.getLogger(HostStream.class);
+final class HostStream implements DriverStream {
     private static final AtomicLong HANDLES = new AtomicLong(0x57000);
     private static final ConcurrentHashMap<Long, HostStream> LIVE = new ConcurrentHashMap<>();
     private static final long SPIN_NANOS = 20_000;
 
-    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final long handle = HANDLES.incrementAndGet();
-    private final Thread thread;
-    private volatile boolean parked;
-    private volatile boolean stopping;
+    private final SerialWorker worker;
 
     HostStream() {
-        thread = new Thread(this, "jccl-host-stream-" + Long.toHexString(handle));
-        thread.setDaemon(true);
+        worker = new SerialWorker("jccl-host-stream-" + Long.toHexString(handle), () -> { }, SPIN_NANOS, 0);
         LIVE.put(handle, this);
-        thread.start();
     }
 
     /** The live stream with this handle, for {@code wrapStream}. */
@@ -52,14 +43,12 @@ final class HostStream implements DriverStream, Runnable {
 
     /** Queues {@code task}; it runs after everything queued before it. */
     void enqueue(Runnable task) {
-        if (stopping) throw new InvalidUsageException("host stream " + Long.toHexString(handle) + " is destroyed");
-        tasks.offer(task);
-        if (parked) LockSupport.unpark(thread);
+        if (!worker.submit(task)) throw new InvalidUsageException("host stream " + Long.toHexString(handle) + " is destroyed");
     }
 
     /** Whether the caller is this stream's thread. */
     boolean isStreamThread() {
-        return Thread.currentThread() == thread;
+        return worker.isWorkerThread();
     }
 
     @Override
@@ -100,34 +89,8 @@ final class HostStream implements DriverStream, Runnable {
     /** Lets the queued tasks run, then ends the thread. */
     @Override
     public void destroy() {
-        stopping = true;
         LIVE.remove(handle);
-        LockSupport.unpark(thread);
-    }
-
-    @Override
-    public void run() {
-        long lastTask = System.nanoTime();
-        while (true) {
-            Runnable task = tasks.poll();
-            if (task != null) {
-                try {
-                    task.run();
-                } catch (Throwable t) {
-                    LOG.error("{}: a stream task failed unexpectedly", thread.getName(), t);
-                }
-                lastTask = System.nanoTime();
-                continue;
-            }
-            if (stopping) return;
-            if (System.nanoTime() - lastTask < SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else {
-                parked = true; // set before the re-check: an enqueue either is seen here or unparks us
-                if (tasks.isEmpty() && !stopping) LockSupport.park(this);
-                parked = false;
-            }
-        }
+        worker.stop();
     }
 
     @Override

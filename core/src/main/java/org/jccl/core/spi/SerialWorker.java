@@ -1,0 +1,98 @@
+package org.jccl.core.spi;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One daemon thread that runs tasks one at a time in submission order: a communicator's launch thread, a host
+ * stream. After each task it busy-polls for {@code spinNanos} (the next task usually follows at once; waking a
+ * parked thread would cost as much as a small operation), then yields until {@code yieldNanos}, then parks until a
+ * submission: an idle worker costs no CPU.
+ */
+public final class SerialWorker implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(SerialWorker.class);
+
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private final Runnable onStart;
+    private final long spinNanos;
+    private final long yieldNanos;
+    private volatile boolean parked;
+    private volatile boolean stopping;
+
+    /**
+     * Starts the thread.
+     *
+     * @param name       the thread's name
+     * @param onStart    run first on the thread (e.g. setting the current device)
+     * @param spinNanos  busy-poll time after a task
+     * @param yieldNanos time after a task until which the thread yields instead of parking ({@code <= spinNanos}: none)
+     */
+    public SerialWorker(String name, Runnable onStart, long spinNanos, long yieldNanos) {
+        this.onStart = onStart;
+        this.spinNanos = spinNanos;
+        this.yieldNanos = Math.max(spinNanos, yieldNanos);
+        this.thread = new Thread(this, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Queues {@code task} after everything submitted before it; false (and not queued) once stopped. */
+    public boolean submit(Runnable task) {
+        if (stopping) return false;
+        tasks.offer(task);
+        if (parked) LockSupport.unpark(thread);
+        return true;
+    }
+
+    /** Whether the caller is this worker's thread. */
+    public boolean isWorkerThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Runs what is queued, then ends the thread; later submissions are refused. */
+    public void stop() {
+        stopping = true;
+        LockSupport.unpark(thread);
+    }
+
+    @Override
+    public void run() {
+        try {
+            onStart.run();
+        } catch (Throwable t) {
+            LOG.error("{}: start-up failed", thread.getName(), t);
+        }
+        long lastTask = System.nanoTime();
+        while (true) {
+            Runnable task = tasks.poll();
+            if (task != null) {
+                try {
+                    task.run();
+                } catch (Throwable t) {
+                    LOG.error("{}: a task failed unexpectedly", thread.getName(), t);
+                }
+                lastTask = System.nanoTime();
+                continue;
+            }
+            if (stopping) return;
+            long idle = System.nanoTime() - lastTask;
+            if (idle < spinNanos) {
+                Thread.onSpinWait();
+            } else if (idle < yieldNanos) {
+                Thread.yield();
+            } else {
+                parked = true; // set before the re-check: a submission either is seen here or unparks us
+                if (tasks.isEmpty() && !stopping) LockSupport.park(this);
+                parked = false;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return thread.getName();
+    }
+}
