@@ -7,7 +7,12 @@ import java.util.concurrent.CompletableFuture;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
+import org.jccl.core.engine.Backoff;
+import org.jccl.core.engine.EventLoop;
+import org.jccl.core.engine.EventPool;
+import org.jccl.core.engine.StreamQueue;
 import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.Features;
@@ -28,11 +33,13 @@ public final class Backend {
     private static final Logger LOG = LoggerFactory.getLogger(Backend.class);
 
     private final Driver driver;
-    private final Engine engine;
+    private final EventPool events;
 
     Backend(Driver driver) {
         this.driver = driver;
-        this.engine = new Engine(driver);
+        this.events = new EventPool(driver);
+        EventLoop loop = EventLoop.get();
+        driver.onEventCompleted(loop::wake);
     }
 
     public BackendKind kind() {
@@ -77,7 +84,7 @@ public final class Backend {
 
     /** Memory from {@code ncclMemAlloc}, as windows and registration prefer. */
     public Buffer allocateForCommunication(int device, long bytes) {
-        if (kind() != BackendKind.HOST) driver.features().require("ncclMemAlloc");
+        driver.features().require("ncclMemAlloc");
         return allocate(device, bytes, MemoryKind.COMMUNICATION);
     }
 
@@ -89,13 +96,13 @@ public final class Backend {
 
     public Stream createStream(int device) {
         checkDevice(device);
-        return new Stream(this, driver.createStream(device));
+        return new Stream(this, newStreamQueue(driver.createStream(device)), null);
     }
 
     /** Wraps another library's stream ({@code cudaStream_t}); closing the wrapper leaves the stream alone. */
     public Stream wrapStream(int device, long handle) {
         checkDevice(device);
-        return new Stream(this, driver.wrapStream(device, handle));
+        return new Stream(this, newStreamQueue(driver.wrapStream(device, handle)), null);
     }
 
     public Event createEvent(int device, boolean timing) {
@@ -134,7 +141,7 @@ public final class Backend {
         if (ids.isEmpty()) throw new InvalidArgumentException("initRankScalable needs at least one unique id");
         checkRanks(nranks, rank);
         checkDevice(device);
-        if (kind() != BackendKind.HOST) driver.features().require("ncclCommInitRankScalable");
+        driver.features().require("ncclCommInitRankScalable");
         List<byte[]> bytes = new ArrayList<>();
         for (UniqueId id : ids) bytes.add(Objects.requireNonNull(id, "id").toBytes());
         return create(idLabel(ids.get(0)), device, rank, config, options,
@@ -150,7 +157,7 @@ public final class Backend {
         Objects.requireNonNull(options, "options");
         if (devices.length == 0) throw new InvalidArgumentException("initAll needs at least one device");
         int[] devs = devices.clone();
-        if (kind() != BackendKind.HOST) for (int d : devs) checkDevice(d);
+        for (int d : devs) checkDevice(d);
         CompletableFuture<List<Communicator>> result = new CompletableFuture<>();
         Thread creator = new Thread(() -> {
             try {
@@ -172,7 +179,7 @@ public final class Backend {
     public CompletableFuture<List<Communicator>> initAll(int n) {
         if (n <= 0) throw new InvalidArgumentException("initAll needs at least one rank, not " + n);
         int[] devices = new int[n];
-        for (int i = 0; i < n; i++) devices[i] = kind() == BackendKind.HOST ? DriverConstants.HOST_DEVICE : i;
+        for (int i = 0; i < n; i++) devices[i] = driver.hasDevices() ? i : DriverConstants.HOST_DEVICE;
         return initAll(devices, CommOptions.defaults());
     }
 
@@ -182,18 +189,27 @@ public final class Backend {
         return driver;
     }
 
-    Engine engine() {
-        return engine;
+    /** The engine's side of a stream of this backend. */
+    StreamQueue newStreamQueue(DriverStream stream) {
+        return new StreamQueue(stream, driver, events);
     }
 
     /** The event thread of this process, e.g. for measuring its CPU time. */
     public Thread eventThread() {
-        return engine.loop().thread();
+        return EventLoop.get().thread();
     }
 
     /** How many works the event thread has seen complete since the process started. */
     public long completedWorkCount() {
-        return engine.loop().completedCount();
+        return EventLoop.get().completedCount();
+    }
+
+    /**
+     * How many times a completion callback held the event thread longer than {@code jccl.eventThread.stallWarning}
+     * (each is logged with the stack where it was stuck).
+     */
+    public long eventThreadStallCount() {
+        return EventLoop.get().stallCount();
     }
 
     private interface Creation {
@@ -231,7 +247,7 @@ public final class Backend {
             result.complete(new Communicator(this, dc, id, options, queue));
             return;
         }
-        engine.loop().watch(() -> {
+        EventLoop.get().watch(() -> {
             int code = dc.asyncError();
             if (code == Errors.IN_PROGRESS) return false;
             if (code == Errors.SUCCESS) {
@@ -267,7 +283,7 @@ public final class Backend {
     }
 
     private void checkDevice(int device) {
-        if (kind() == BackendKind.HOST) return;
+        if (!driver.hasDevices()) return;
         int n = driver.deviceCount();
         if (device < 0 || device >= n) {
             throw new InvalidArgumentException("device " + device + " does not exist: " + n + " device(s) present");

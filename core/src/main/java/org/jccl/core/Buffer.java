@@ -113,8 +113,8 @@ public final class Buffer implements AutoCloseable {
         if (owner && closed.compareAndSet(false, true)) block.release();
     }
 
-    /** The backend's memory block; for backends and the engine, not for applications. */
-    public MemoryBlock memoryBlock() {
+    /** The backend's memory block: the engine's and, through {@link org.jccl.core.spi.CommunicatorSpi}, modules'. */
+    MemoryBlock block() {
         return block;
     }
 

@@ -20,8 +20,7 @@ public final class Event implements AutoCloseable {
     /** Records this event at the current end of {@code stream}. */
     public Event record(Stream stream) {
         Objects.requireNonNull(stream, "stream");
-        stream.checkOpen();
-        driverEvent.record(stream.driverStream());
+        stream.record(driverEvent);
         return this;
     }
 

@@ -100,10 +100,13 @@ public record Operation(OpKind kind, @Nullable Buffer send, @Nullable Buffer rec
         return send != null && recv != null && send.address() == recv.address();
     }
 
-    /** The arrays of an allToAllv (copies are not made: do not modify). */
+    /** The arrays of an allToAllv, as copies: the operation itself cannot be changed after validation. */
     @Override
     public long @Nullable [][] counts() {
-        return counts;
+        if (counts == null) return null;
+        long[][] copy = new long[counts.length][];
+        for (int i = 0; i < counts.length; i++) copy[i] = counts[i] == null ? null : counts[i].clone();
+        return copy;
     }
 
     /** e.g. {@code allReduce(count=1048576, float32, sum)}, as messages and logs name it. */

@@ -1,41 +1,48 @@
 package org.jccl.core;
 
 import java.util.Objects;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.engine.EventLoop;
+import org.jccl.core.engine.IssuePath;
+import org.jccl.core.engine.StreamQueue;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.SerialWorker;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An ordered queue of device work: a CUDA/HIP stream, or an ordered executor on the host backend. Each
  * communicator owns one; applications make more with {@link Backend#createStream} or wrap another library's with
  * {@link Backend#wrapStream}.
  *
- * <p>Copies and fills are enqueued from the calling thread at call time and return a {@link Work} completed by the
- * event thread. Order them against a communicator's operations with {@link Event}s and {@link #waitFor}.
+ * <p>Copies, fills and markers return a {@link Work} completed by the event thread. On a communicator's own
+ * stream ({@link Communicator#stream()}) they, event records and waits go through the communicator's launch queue,
+ * so call order is stream order with its operations; on other streams they are enqueued by the calling thread at
+ * call time. Order work across streams with {@link Event}s and {@link #waitFor}.
  */
 public final class Stream implements AutoCloseable {
     private final Backend backend;
-    private final DriverStream driverStream;
+    private final StreamQueue queue;
+    private final @Nullable SerialWorker issuer;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Works whose events were recorded on this stream and have not been seen complete, oldest first. */
-    final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
-    /** Whether the event thread has this stream in its active set. */
-    final AtomicBoolean active = new AtomicBoolean();
 
-    Stream(Backend backend, DriverStream driverStream) {
+    /** @param issuer the owning communicator's launch queue, or null for a stream of the application's */
+    Stream(Backend backend, StreamQueue queue, @Nullable SerialWorker issuer) {
         this.backend = backend;
-        this.driverStream = driverStream;
+        this.queue = queue;
+        this.issuer = issuer;
     }
 
     public int device() {
-        return driverStream.device();
+        return queue.device();
     }
 
     /** The native handle ({@code cudaStream_t} / {@code hipStream_t}), for other libraries. */
     public long handle() {
-        return driverStream.handle();
+        return queue.driverStream().handle();
     }
 
     public Backend backend() {
@@ -46,7 +53,8 @@ public final class Stream implements AutoCloseable {
     public void waitFor(Event event) {
         Objects.requireNonNull(event, "event");
         checkOpen();
-        driverStream.waitEvent(event.driverEvent());
+        DriverEvent e = event.driverEvent();
+        inOrder(() -> queue.driverStream().waitEvent(e));
     }
 
     /** Copies {@code bytes} from {@code src} to {@code dst} on this stream. */
@@ -59,11 +67,13 @@ public final class Stream implements AutoCloseable {
         if (bytes < 0 || bytes > dst.byteSize() || bytes > src.byteSize()) {
             throw new InvalidArgumentException("copy of " + bytes + " bytes does not fit " + src + " -> " + dst);
         }
-        Work work = new Work(-1, "copy(" + bytes + " bytes)", null,
-                new MemoryBlock[] {dst.memoryBlock(), src.memoryBlock()}, 0);
-        backend.driver().copyAsync(dst.memoryBlock(), dst.offset(), src.memoryBlock(), src.offset(), bytes, driverStream);
-        backend.engine().recordAndTrack(work, this);
-        return work;
+        MemoryBlock d = dst.block();
+        MemoryBlock s = src.block();
+        long dOff = dst.offset();
+        long sOff = src.offset();
+        Work work = new Work(-1, () -> "copy(" + bytes + " bytes)", null, new MemoryBlock[] {d, s}, 0);
+        return (Work) IssuePath.onStream(queue, issuer, work,
+                stream -> backend.driver().copyAsync(d, dOff, s, sOff, bytes, stream));
     }
 
     /** Sets {@code bytes} bytes of {@code dst} to {@code value} on this stream. */
@@ -74,42 +84,70 @@ public final class Stream implements AutoCloseable {
         if (bytes < 0 || bytes > dst.byteSize()) {
             throw new InvalidArgumentException("fill of " + bytes + " bytes does not fit " + dst);
         }
-        Work work = new Work(-1, "fill(" + bytes + " bytes)", null, new MemoryBlock[] {dst.memoryBlock()}, 0);
-        backend.driver().memsetAsync(dst.memoryBlock(), dst.offset(), value, bytes, driverStream);
-        backend.engine().recordAndTrack(work, this);
-        return work;
+        MemoryBlock d = dst.block();
+        long off = dst.offset();
+        Work work = new Work(-1, () -> "fill(" + bytes + " bytes)", null, new MemoryBlock[] {d}, 0);
+        return (Work) IssuePath.onStream(queue, issuer, work,
+                stream -> backend.driver().memsetAsync(d, off, value, bytes, stream));
     }
 
     /** A work that completes when everything enqueued on this stream so far has. */
     public Work marker() {
         checkOpen();
-        Work work = new Work(-1, "marker", null, new MemoryBlock[0], 0);
-        backend.engine().recordAndTrack(work, this);
-        return work;
+        Work work = new Work(-1, () -> "marker", null, new MemoryBlock[0], 0);
+        return (Work) IssuePath.onStream(queue, issuer, work, stream -> { });
     }
 
-    /** Blocks until the stream is idle. A convenience for scripts and tests; never call it on the event thread. */
+    /**
+     * Blocks until the stream is idle (on a communicator's stream: until everything issued before this call is
+     * done). A convenience for scripts and tests; never call it on the event thread.
+     */
     public void synchronize() {
         checkOpen();
-        driverStream.synchronize();
+        EventLoop.checkNotEventThread("Stream.synchronize()");
+        if (issuer != null) marker().join();
+        else queue.driverStream().synchronize();
     }
 
-    /** Destroys the stream if jccl created it (a wrapped stream is left to its owner). Idempotent. */
+    /**
+     * Destroys the stream if jccl created it (a wrapped stream is left to its owner). A communicator's own stream
+     * is destroyed with the communicator: closing it here does nothing. Idempotent.
+     */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) driverStream.destroy();
+        if (issuer == null) release();
     }
 
     public boolean isClosed() {
         return closed.get();
     }
 
+    /** Records {@code event} at the end of this stream, in call order with a communicator's operations. */
+    void record(DriverEvent event) {
+        checkOpen();
+        inOrder(() -> event.record(queue.driverStream()));
+    }
+
+    /** Destroys the driver's stream once. */
+    void release() {
+        if (closed.compareAndSet(false, true)) queue.driverStream().destroy();
+    }
+
     DriverStream driverStream() {
-        return driverStream;
+        return queue.driverStream();
+    }
+
+    StreamQueue queue() {
+        return queue;
     }
 
     void checkOpen() {
-        if (closed.get()) throw new org.jccl.core.error.InvalidUsageException("stream " + this + " is closed");
+        if (closed.get()) throw new InvalidUsageException("stream " + this + " is closed");
+    }
+
+    private void inOrder(Runnable enqueue) {
+        if (issuer == null || issuer.isWorkerThread()) enqueue.run();
+        else if (!issuer.submit(enqueue)) throw new InvalidUsageException("stream " + this + ": its communicator is closed");
     }
 
     @Override

@@ -55,18 +55,18 @@ final class Validation {
             }
             case ALL_GATHER -> {
                 need(comm, op.send(), count, size, "send", what);
-                need(comm, op.recv(), count * n, size, "recv", what);
+                need(comm, op.recv(), total(count, n, what), size, "recv", what);
                 inPlaceAt(op.send(), op.recv(), rank * count * size, count * size, what, "send == recv + rank × sendCount");
             }
             case REDUCE_SCATTER -> {
-                need(comm, op.send(), count * n, size, "send", what);
+                need(comm, op.send(), total(count, n, what), size, "send", what);
                 need(comm, op.recv(), count, size, "recv", what);
                 inPlaceAt(op.recv(), op.send(), rank * count * size, count * size, what, "recv == send + rank × recvCount");
             }
             case GATHER -> {
                 need(comm, op.send(), count, size, "send", what);
                 if (root) {
-                    need(comm, op.recv(), count * n, size, "recv", what);
+                    need(comm, op.recv(), total(count, n, what), size, "recv", what);
                     inPlaceAt(op.send(), op.recv(), rank * count * size, count * size, what, "send == recv + root × sendCount");
                 } else {
                     optional(comm, op.recv(), what, "recv");
@@ -74,7 +74,7 @@ final class Validation {
             }
             case SCATTER -> {
                 if (root) {
-                    need(comm, op.send(), count * n, size, "send", what);
+                    need(comm, op.send(), total(count, n, what), size, "send", what);
                     need(comm, op.recv(), count, size, "recv", what);
                     inPlaceAt(op.recv(), op.send(), rank * count * size, count * size, what, "recv == send + root × recvCount");
                 } else {
@@ -83,13 +83,22 @@ final class Validation {
                 }
             }
             case ALL_TO_ALL -> {
-                need(comm, op.send(), count * n, size, "send", what);
-                need(comm, op.recv(), count * n, size, "recv", what);
+                need(comm, op.send(), total(count, n, what), size, "send", what);
+                need(comm, op.recv(), total(count, n, what), size, "recv", what);
                 disjoint(op.send(), op.recv(), what);
             }
             case ALL_TO_ALL_V -> checkAllToAllv(comm, op, n, size, what);
             case SEND -> need(comm, op.send(), count, size, "send", what);
             case RECV -> need(comm, op.recv(), count, size, "recv", what);
+        }
+    }
+
+    /** {@code count × nranks} elements, or a clear error where the product does not fit a long. */
+    private static long total(long count, int n, String what) {
+        try {
+            return Math.multiplyExact(count, (long) n);
+        } catch (ArithmeticException e) {
+            throw bad(what, "count " + count + " × " + n + " ranks overflows");
         }
     }
 
@@ -99,7 +108,7 @@ final class Validation {
         if (r instanceof PreMulSum p) {
             p.checkUsableWith(comm, op.type());
         }
-        String rejected = comm.backend().driver().rejects(op.type(), r);
+        String rejected = comm.backend().driver().rejects(op.type(), r.code());
         if (rejected != null) throw bad(what, rejected);
     }
 
@@ -111,15 +120,20 @@ final class Validation {
             if (c[i] == null || c[i].length != n) throw bad(what, names[i] + " needs " + n + " entries (one per rank)");
             for (long v : c[i]) if (v < 0) throw bad(what, names[i] + " has a negative entry: " + v);
         }
-        need(comm, op.send(), extent(c[0], c[1]), size, "send", what);
-        need(comm, op.recv(), extent(c[2], c[3]), size, "recv", what);
+        need(comm, op.send(), extent(c[0], c[1], what), size, "send", what);
+        need(comm, op.recv(), extent(c[2], c[3], what), size, "recv", what);
         disjoint(op.send(), op.recv(), what);
     }
 
-    private static long extent(long[] counts, long[] displacements) {
+    private static long extent(long[] counts, long[] displacements, String what) {
         long max = 0;
         for (int i = 0; i < counts.length; i++) {
-            if (counts[i] > 0) max = Math.max(max, Math.addExact(counts[i], displacements[i]));
+            if (counts[i] <= 0) continue;
+            try {
+                max = Math.max(max, Math.addExact(counts[i], displacements[i]));
+            } catch (ArithmeticException e) {
+                throw bad(what, "count " + counts[i] + " + displacement " + displacements[i] + " overflows");
+            }
         }
         return max;
     }

@@ -1,10 +1,13 @@
 package org.jccl.core;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.engine.EventLoop;
+import org.jccl.core.engine.TrackedWork;
 import org.jccl.core.spi.MemoryBlock;
 import org.jspecify.annotations.Nullable;
 
@@ -16,51 +19,31 @@ import org.jspecify.annotations.Nullable;
  * {@code orTimeout} and {@code completeOnTimeout} throw {@link UnsupportedOperationException}, and
  * {@link #cancel(boolean)} returns false, because work already enqueued on a GPU stream runs to completion.
  * Timeouts are the communicator's ({@link CommOptions}). Dependent stages run on the event thread unless an
- * executor is given: never block in them.
+ * executor is given: never block in them — {@link #join()} and {@link #get()} there throw
+ * {@link IllegalStateException} instead of stalling every completion of the process.
  *
  * <p>A work holds its buffers' memory until its event completes, even if its future failed earlier (a timeout
- * or an abort): the GPU may still be using them.
+ * or an abort): the GPU may still be using them. The communicator's books ({@link Communicator#pendingCount()})
+ * are updated before the work completes.
  */
-public final class Work extends CompletableFuture<Void> {
-    private final long sequence;
+public final class Work extends TrackedWork {
     private final Describer describer;
     private @Nullable String description;
     private final @Nullable Communicator communicator;
-    private final MemoryBlock[] held;
-    private final long deadlineNanos;
-    private final long timeoutNanos;
-    private @Nullable DriverEvent event;
-    private @Nullable Stream stream;
-    private boolean timeoutReported;
-    private Communicator[] participants = NONE;
-    private static final Communicator[] NONE = new Communicator[0];
 
     /** Makes a work's description when one is needed (messages, logs): not on the hot path. */
     interface Describer {
         String describe();
     }
 
-    Work(long sequence, String description, @Nullable Communicator communicator, MemoryBlock[] held, long timeoutNanos) {
-        this(sequence, () -> description, communicator, held, timeoutNanos);
-    }
-
     Work(long sequence, Describer describer, @Nullable Communicator communicator, MemoryBlock[] held, long timeoutNanos) {
-        this.sequence = sequence;
+        super(sequence, held, timeoutNanos);
         this.describer = describer;
         this.communicator = communicator;
-        this.held = held;
-        long now = System.nanoTime();
-        this.timeoutNanos = Math.max(0, timeoutNanos);
-        this.deadlineNanos = timeoutNanos <= 0 || timeoutNanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNanos;
-        for (MemoryBlock block : held) block.retain();
-    }
-
-    /** The communicator's sequence number of this work (its issue order), or -1 for stream work. */
-    public long sequence() {
-        return sequence;
     }
 
     /** e.g. {@code [comm=3f2a rank=1/2] allReduce(seq=17, count=1048576, float32, sum)}. */
+    @Override
     public String describe() {
         String d = description;
         if (d == null) description = d = describer.describe();
@@ -77,58 +60,27 @@ public final class Work extends CompletableFuture<Void> {
         return describe() + (isDone() ? (isCompletedExceptionally() ? " [failed]" : " [done]") : " [pending]");
     }
 
-    // ---- engine side
+    // ---- waiting: never on the event thread, which is the thread that would complete the work
 
-    /** Every communicator this work belongs to (more than one for a group over several communicators). */
-    Communicator[] participants() {
-        return participants;
+    /** Waits for completion; throws {@link IllegalStateException} on jccl's event thread. */
+    @Override
+    public Void join() {
+        if (!isDone()) EventLoop.checkNotEventThread("Work.join()");
+        return super.join();
     }
 
-    void participants(Communicator[] communicators) {
-        this.participants = communicators;
+    /** Waits for completion; throws {@link IllegalStateException} on jccl's event thread. */
+    @Override
+    public Void get() throws InterruptedException, ExecutionException {
+        if (!isDone()) EventLoop.checkNotEventThread("Work.get()");
+        return super.get();
     }
 
-    void launched(DriverEvent event, Stream stream) {
-        this.event = event;
-        this.stream = stream;
-    }
-
-    @Nullable DriverEvent event() {
-        return event;
-    }
-
-    @Nullable Stream stream() {
-        return stream;
-    }
-
-    long deadlineNanos() {
-        return deadlineNanos;
-    }
-
-    /** This work's own timeout (the communicator's, or the one given to {@code submit}); 0 for none. */
-    java.time.Duration timeout() {
-        return java.time.Duration.ofNanos(timeoutNanos);
-    }
-
-    /** True once, the first time the deadline is reported, so a timeout is handled once. */
-    boolean markTimeoutReported() {
-        if (timeoutReported) return false;
-        timeoutReported = true;
-        return true;
-    }
-
-    /** Completes successfully, unless the future already failed (a timeout or an abort got there first). */
-    boolean succeed() {
-        return super.complete(null);
-    }
-
-    boolean fail(Throwable error) {
-        return super.completeExceptionally(error);
-    }
-
-    /** The GPU is done with the memory: drops the references taken at creation. Called once. */
-    void releaseMemory() {
-        for (MemoryBlock block : held) block.release();
+    /** Waits at most {@code timeout}; throws {@link IllegalStateException} on jccl's event thread. */
+    @Override
+    public Void get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        if (!isDone()) EventLoop.checkNotEventThread("Work.get(timeout)");
+        return super.get(timeout, unit);
     }
 
     // ---- a Work is completed by jccl only

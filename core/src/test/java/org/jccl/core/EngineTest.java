@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import org.jccl.core.engine.TestWorks;
 import org.jccl.core.error.CommunicatorAbortedException;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InternalErrorException;
@@ -65,8 +66,8 @@ class EngineTest {
     }
 
     private static long launchedHandle(Work w) {
-        await().atMost(WAIT).until(() -> w.event() != null);
-        return w.event().handle();
+        await().atMost(WAIT).until(() -> TestWorks.event(w) != null);
+        return TestWorks.event(w).handle();
     }
 
     @Test
@@ -100,7 +101,7 @@ class EngineTest {
         for (int i = 0; i < 3; i++) works.add(allReduce(comm(), buffer(64)));
         for (Work w : works) launchedHandle(w);
         await().atMost(WAIT).until(() -> driver.largestPoll.get() == 3);
-        for (Work w : works) driver.done.add(w.event().handle());
+        for (Work w : works) driver.done.add(TestWorks.event(w).handle());
         await().atMost(WAIT).until(() -> works.stream().allMatch(Work::isDone));
     }
 
@@ -160,7 +161,7 @@ class EngineTest {
         // Nothing is ever recorded, no stream becomes active: admitting the work must wake it for the deadline.
         Throwable e = assertThrows(java.util.concurrent.ExecutionException.class, () -> w.get(10, TimeUnit.SECONDS)).getCause();
         assertInstanceOf(WorkTimeoutException.class, e);
-        assertTrue(w.event() == null, "the launch is still stuck");
+        assertTrue(TestWorks.event(w) == null, "the launch is still stuck");
         driver.autoComplete = true; // before the gate opens: the released launch records an event that must complete
         driver.launchGate.countDown();
         await().atMost(WAIT).until(() -> driver.launched.size() == 1);

@@ -15,6 +15,7 @@ import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
@@ -25,7 +26,7 @@ import org.jccl.core.spi.MemoryKind;
  */
 final class ScriptedDriver implements Driver {
     /** Every operation launched, in launch order. */
-    final List<Operation> launched = new CopyOnWriteArrayList<>();
+    final List<LaunchOp> launched = new CopyOnWriteArrayList<>();
     /** Every event handle passed to pollEvents, in order. */
     final List<Long> queried = new CopyOnWriteArrayList<>();
     final AtomicInteger pollCalls = new AtomicInteger();
@@ -43,6 +44,12 @@ final class ScriptedDriver implements Driver {
     volatile java.util.concurrent.CountDownLatch launchGate;
     /** When set, every event completes as soon as it is recorded (for tests' clean-up). */
     volatile boolean autoComplete;
+
+    /** Like the host backend: ranks on device -1. */
+    @Override
+    public boolean hasDevices() {
+        return false;
+    }
 
     @Override
     public BackendKind kind() {
@@ -249,7 +256,7 @@ final class ScriptedDriver implements Driver {
     }
 
     @Override
-    public void launch(DriverComm comm, Operation operation, DriverStream stream) {
+    public void launch(DriverComm comm, LaunchOp operation, DriverStream stream) {
         java.util.concurrent.CountDownLatch gate = launchGate;
         if (gate != null) {
             try {
@@ -319,7 +326,7 @@ final class ScriptedDriver implements Driver {
         }
 
         @Override
-        public DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError) {
+        public DriverComm shrink(int[] excludedRanks, CommConfig config) {
             return new ScriptedComm(0, size - excludedRanks.length);
         }
 

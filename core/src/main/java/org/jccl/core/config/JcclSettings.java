@@ -42,6 +42,13 @@ public final class JcclSettings {
     /** The longest the event thread parks between polls while work is pending. */
     public static final Setting MAX_POLL_INTERVAL = new Setting("jccl.maxPollInterval", "JCCL_MAX_POLL_INTERVAL", "200us");
 
+    /**
+     * How long a completion callback may hold jccl's event thread before it is logged with its stack (every
+     * communicator's completions wait meanwhile); {@code 0} disables the check.
+     */
+    public static final Setting EVENT_THREAD_STALL_WARNING =
+            new Setting("jccl.eventThread.stallWarning", "JCCL_EVENT_THREAD_STALL_WARNING", "1s");
+
     /** How long a host-backend rank waits in {@code initRank}, split or shrink for the other ranks to arrive. */
     public static final Setting HOST_INIT_TIMEOUT = new Setting("jccl.host.initTimeout", "JCCL_HOST_INIT_TIMEOUT", "5m");
     /**
@@ -105,7 +112,8 @@ public final class JcclSettings {
 
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
+            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
+            HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
             JCCL_LOCAL_RANK, LOCAL_RANK, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
             RENDEZVOUS_TIMEOUT, RENDEZVOUS_HEARTBEAT, RENDEZVOUS_DEAD_AFTER, RENDEZVOUS_HANDSHAKE_TIMEOUT,

@@ -90,4 +90,20 @@ public final class Errors {
         if (e instanceof UnsupportedFeatureException u) return u;
         return new JcclException(m, c, lib, last, work, e);
     }
+
+    /**
+     * The exception a failed future carried, without the {@code CompletionException}/{@code ExecutionException}
+     * wrappers: a {@link RuntimeException} as it is, an {@link Error} rethrown, anything else wrapped in a
+     * {@link JcclException}.
+     */
+    public static RuntimeException unwrap(Throwable t) {
+        Throwable c = t;
+        while ((c instanceof java.util.concurrent.CompletionException || c instanceof java.util.concurrent.ExecutionException)
+                && c.getCause() != null) {
+            c = c.getCause();
+        }
+        if (c instanceof RuntimeException r) return r;
+        if (c instanceof Error e) throw e;
+        return new JcclException(c.toString(), c);
+    }
 }

@@ -60,14 +60,13 @@ final class HostComm implements DriverComm {
         }
     }
 
-    /** The reduction an operation names: a built-in code or one of this rank's PreMulSums. */
-    Reduction reduction(ReduceOp op, DataType type) {
-        int code = op.code();
-        if (code < FIRST_USER_OP) return Reduction.builtIn(Reduction.Kind.values()[code]);
+    /** The reduction an operation names by its code: a built-in one or one of this rank's PreMulSums. */
+    Reduction reduction(int code, DataType type) {
+        if (code >= 0 && code < FIRST_USER_OP) return Reduction.builtIn(Reduction.Kind.values()[code]);
         Reduction r = userOps.get(code);
-        if (r == null) throw new InvalidArgumentException("reduction " + op + " (code " + code + ") is not defined on rank " + rank);
+        if (r == null) throw new InvalidArgumentException("reduction code " + code + " is not defined on rank " + rank);
         if (userOpTypes.get(code) != type) {
-            throw new InvalidArgumentException("reduction " + op + " was created for " + userOpTypes.get(code) + ", not " + type);
+            throw new InvalidArgumentException("reduction code " + code + " was created for " + userOpTypes.get(code) + ", not " + type);
         }
         return r;
     }
@@ -164,7 +163,7 @@ final class HostComm implements DriverComm {
     }
 
     @Override
-    public DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError) {
+    public DriverComm shrink(int[] excludedRanks, CommConfig config) {
         requireInJvm("shrink");
         int n = size();
         boolean[] excluded = new boolean[n];

@@ -10,7 +10,6 @@ import java.util.Set;
 import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DeviceInfo;
-import org.jccl.core.Operation;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.spi.Driver;
@@ -18,6 +17,7 @@ import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +54,12 @@ public final class HostDriver implements Driver {
     @Override
     public BackendKind kind() {
         return BackendKind.HOST;
+    }
+
+    /** Host ranks have no device: every device argument is ignored. */
+    @Override
+    public boolean hasDevices() {
+        return false;
     }
 
     @Override
@@ -293,10 +299,10 @@ public final class HostDriver implements Driver {
     }
 
     @Override
-    public void launch(DriverComm comm, Operation operation, DriverStream stream) {
+    public void launch(DriverComm comm, LaunchOp operation, DriverStream stream) {
         if (!(comm instanceof HostComm hc)) throw new InvalidArgumentException(comm + " is not a host communicator");
         if (hc.isDestroyed()) throw new InvalidArgumentException(comm + " was destroyed");
-        Reduction reduction = operation.op() == null ? null : hc.reduction(operation.op(), operation.type());
+        Reduction reduction = operation.reduction() == LaunchOp.NO_REDUCTION ? null : hc.reduction(operation.reduction(), operation.type());
         HostOp op = new HostOp(hc, operation, reduction);
         HostStream s = HostStream.of(stream);
         HostGroup group = HostGroup.current();

@@ -1,9 +1,9 @@
 package org.jccl.core.host;
 
-import org.jccl.core.Buffer;
 import org.jccl.core.DataType;
 import org.jccl.core.OpKind;
-import org.jccl.core.Operation;
+import org.jccl.core.spi.LaunchOp;
+import org.jccl.core.spi.MemoryRef;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +25,7 @@ final class HostOp {
     final @Nullable Reduction reduction;
     final long @Nullable [][] counts;
 
-    HostOp(HostComm comm, Operation op, @Nullable Reduction reduction) {
+    HostOp(HostComm comm, LaunchOp op, @Nullable Reduction reduction) {
         this.comm = comm;
         this.kind = op.kind();
         this.type = op.type();
@@ -38,15 +38,18 @@ final class HostOp {
         this.bias = block(op.bias());
         this.biasOffset = offset(op.bias());
         this.reduction = reduction;
-        this.counts = op.counts();
+        LaunchOp.VarCounts v = op.counts();
+        this.counts = v == null ? null : new long[][] {v.sendCounts(), v.sendDisplacements(), v.recvCounts(), v.recvDisplacements()};
     }
 
-    private static @Nullable HostMemoryBlock block(@Nullable Buffer b) {
-        return b == null ? null : (HostMemoryBlock) b.memoryBlock();
+    private static @Nullable HostMemoryBlock block(@Nullable MemoryRef m) {
+        if (m == null) return null;
+        if (m.block() instanceof HostMemoryBlock h) return h;
+        throw new IllegalArgumentException(m.block() + " is not host-backend memory");
     }
 
-    private static int offset(@Nullable Buffer b) {
-        return b == null ? 0 : (int) b.offset();
+    private static int offset(@Nullable MemoryRef m) {
+        return m == null ? 0 : (int) m.offset();
     }
 
     /** The bytes this operation moves out of this rank, for the group estimate. */

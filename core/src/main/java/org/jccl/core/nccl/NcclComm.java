@@ -16,8 +16,6 @@ import org.jspecify.annotations.Nullable;
 final class NcclComm implements DriverComm {
     /** {@code NCCL_SHRINK_DEFAULT}. */
     static final int SHRINK_DEFAULT = 0;
-    /** {@code NCCL_SHRINK_ABORT}: abort the parent's pending operations first. */
-    static final int SHRINK_ABORT = 1;
     /** {@code ncclScalarDevice}. */
     static final int SCALAR_DEVICE = 0;
     /** {@code ncclStatGpuMem*}, in the order of {@code ncclCommMemStat_t}. */
@@ -48,6 +46,11 @@ final class NcclComm implements DriverComm {
     }
 
     long handle() {
+        return handle;
+    }
+
+    @Override
+    public long nativeHandle() {
         return handle;
     }
 
@@ -159,14 +162,14 @@ final class NcclComm implements DriverComm {
     }
 
     @Override
-    public DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError) {
+    public DriverComm shrink(int[] excludedRanks, CommConfig config) {
         lib.features.require("ncclCommShrink");
         List<BytePointer> strings = ConfigLayout.newStringList();
         byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
         long[] out = new long[1];
         int[] excluded = excludedRanks.clone();
         int code = NativeApi.jn_comm_shrink(lib.ctx, handle, excluded, excluded.length, out, cfg,
-                abortOnError ? SHRINK_ABORT : SHRINK_DEFAULT);
+                SHRINK_DEFAULT);
         DriverComm c = child(code, out[0], "ncclCommShrink", config, strings, false);
         if (c == null) throw lib.failure(Errors.INTERNAL_ERROR, "ncclCommShrink returned no communicator", handle);
         return c;

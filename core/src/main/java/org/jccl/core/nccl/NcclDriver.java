@@ -13,8 +13,6 @@ import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
 import org.jccl.core.DeviceInfo;
 import org.jccl.core.OpKind;
-import org.jccl.core.Operation;
-import org.jccl.core.ReduceOp;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
@@ -24,6 +22,7 @@ import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
 import org.jspecify.annotations.Nullable;
@@ -413,14 +412,14 @@ public final class NcclDriver implements Driver {
     }
 
     @Override
-    public void launch(DriverComm driverComm, Operation op, DriverStream stream) {
+    public void launch(DriverComm driverComm, LaunchOp op, DriverStream stream) {
         NcclComm comm = (NcclComm) driverComm;
         long c = comm.handle();
         long s = stream.handle();
-        long send = op.send() == null ? 0 : op.send().address();
-        long recv = op.recv() == null ? 0 : op.recv().address();
+        long send = op.sendAddress();
+        long recv = op.recvAddress();
         int type = op.type().code();
-        int red = op.op() == null ? 0 : op.op().code();
+        int red = op.reduction() == LaunchOp.NO_REDUCTION ? 0 : op.reduction();
         long count = op.count();
         int code = switch (op.kind()) {
             case ALL_REDUCE -> NativeApi.jn_all_reduce(lib.ctx, send, recv, count, type, red, c, s);
@@ -442,8 +441,9 @@ public final class NcclDriver implements Driver {
             }
             case ALL_TO_ALL_V -> {
                 lib.features.require("ncclAllToAllv");
-                long[][] v = Objects.requireNonNull(op.counts(), "allToAllv counts");
-                yield NativeApi.jn_all_to_allv(lib.ctx, send, v[0], v[1], recv, v[2], v[3], type, c, s);
+                LaunchOp.VarCounts v = Objects.requireNonNull(op.counts(), "allToAllv counts");
+                yield NativeApi.jn_all_to_allv(lib.ctx, send, v.sendCounts(), v.sendDisplacements(), recv, v.recvCounts(),
+                        v.recvDisplacements(), type, c, s);
             }
             case ALL_REDUCE_WITH_BIAS -> {
                 lib.features.require("ncclAllReduceWithBias");
@@ -472,7 +472,7 @@ public final class NcclDriver implements Driver {
     }
 
     @Override
-    public @Nullable String rejects(DataType type, ReduceOp op) {
+    public @Nullable String rejects(DataType type, int reduction) {
         if (type == DataType.BFLOAT16 && lib.kind == BackendKind.NCCL && lib.version < 21000) {
             return "bfloat16 needs NCCL 2.10 or newer; loaded " + LibraryVersions.format(lib.version);
         }

@@ -5,7 +5,6 @@ import java.util.List;
 import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DeviceInfo;
-import org.jccl.core.Operation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -94,7 +93,7 @@ public interface Driver {
     float groupSimulateEnd();
 
     /** Enqueues one operation on {@code stream}; arguments were validated by the engine. */
-    void launch(DriverComm comm, Operation operation, DriverStream stream);
+    void launch(DriverComm comm, LaunchOp operation, DriverStream stream);
 
     /**
      * Registers the engine's wake-up: a driver whose events complete on its own threads (the host driver) calls it
@@ -112,15 +111,20 @@ public interface Driver {
     }
 
     /**
-     * Why the library rejects {@code op} on {@code type} (e.g. fp8 on a GPU without it), or null if it accepts it.
-     * Checked before anything is enqueued.
+     * Why the library rejects reduction {@code reduction} (an {@code ncclRedOp_t} code) on {@code type} (e.g. fp8 on
+     * a GPU without it), or null if it accepts it. Checked before anything is enqueued.
      */
-    default @Nullable String rejects(org.jccl.core.DataType type, org.jccl.core.ReduceOp op) {
+    default @Nullable String rejects(org.jccl.core.DataType type, int reduction) {
         return null;
     }
 
-    /** Releases the library's process-wide state; called at most once, at JVM shutdown. */
-    default void shutdown() {
+    /**
+     * Whether ranks live on devices that {@code deviceCount()} numbers (GPU backends). The host backend says false:
+     * its ranks have no device, every device argument is ignored and each rank reports
+     * {@link DriverConstants#HOST_DEVICE}.
+     */
+    default boolean hasDevices() {
+        return true;
     }
 
     /** The error string the library gives a {@code ncclResult_t}, or null. */

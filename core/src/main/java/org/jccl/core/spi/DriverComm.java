@@ -52,8 +52,16 @@ public interface DriverComm {
      */
     @Nullable DriverComm split(int color, int key, CommConfig config);
 
-    /** {@code ncclCommShrink}: a new communicator without {@code excludedRanks}. */
-    DriverComm shrink(int[] excludedRanks, CommConfig config, boolean abortOnError);
+    /** {@code ncclCommShrink} ({@code NCCL_SHRINK_DEFAULT}): a new communicator without {@code excludedRanks}. */
+    DriverComm shrink(int[] excludedRanks, CommConfig config);
+
+    /**
+     * The library's handle of this communicator ({@code ncclComm_t}) for modules that call functions core does not
+     * wrap; 0 for backends without one (host).
+     */
+    default long nativeHandle() {
+        return 0;
+    }
 
     /** {@code ncclCommRegister}: returns the registration handle. */
     long register(MemoryBlock block, long offset, long bytes);

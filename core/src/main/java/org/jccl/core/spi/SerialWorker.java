@@ -39,10 +39,18 @@ public final class SerialWorker implements Runnable {
         thread.start();
     }
 
-    /** Queues {@code task} after everything submitted before it; false (and not queued) once stopped. */
+    /**
+     * Queues {@code task} after everything submitted before it. Returns true if the task will run, false (and it
+     * will not) once the worker is stopping: an accepted task is never dropped.
+     */
     public boolean submit(Runnable task) {
         if (stopping) return false;
         tasks.offer(task);
+        if (stopping) {
+            // stop() raced this submission. The worker polls once more after it sees stopping, so the task either
+            // is still queued (take it back and refuse it) or the worker has taken it and runs it.
+            return !tasks.remove(task);
+        }
         if (parked) LockSupport.unpark(thread);
         return true;
     }
@@ -69,15 +77,18 @@ public final class SerialWorker implements Runnable {
         while (true) {
             Runnable task = tasks.poll();
             if (task != null) {
-                try {
-                    task.run();
-                } catch (Throwable t) {
-                    LOG.error("{}: a task failed unexpectedly", thread.getName(), t);
-                }
+                runSafely(task);
                 lastTask = System.nanoTime();
                 continue;
             }
-            if (stopping) return;
+            if (stopping) {
+                // A submission that saw stopping == false offered its task before this read: poll once more so
+                // it runs. Any later offer sees stopping and takes its task back (see submit()).
+                task = tasks.poll();
+                if (task == null) return;
+                runSafely(task);
+                continue;
+            }
             long idle = System.nanoTime() - lastTask;
             if (idle < spinNanos) {
                 Thread.onSpinWait();
@@ -88,6 +99,14 @@ public final class SerialWorker implements Runnable {
                 if (tasks.isEmpty() && !stopping) LockSupport.park(this);
                 parked = false;
             }
+        }
+    }
+
+    private void runSafely(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable t) {
+            LOG.error("{}: a task failed unexpectedly", thread.getName(), t);
         }
     }
 

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jccl.core.Buffer;
+import org.jccl.core.TestAccess;
 import org.jccl.core.CommConfig;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
@@ -213,10 +214,10 @@ class HostBackendTest {
         Work w0 = c.get(0).allReduce(a, a, 2, DataType.FLOAT32, ReduceOp.SUM);
         a.close();
         assertTrue(a.isClosed());
-        assertFalse(a.memoryBlock().isFreed(), "pending work still holds the memory");
+        assertFalse(TestAccess.block(a).isFreed(), "pending work still holds the memory");
         Work w1 = c.get(1).allReduce(b, b, 2, DataType.FLOAT32, ReduceOp.SUM);
         await(CompletableFuture.allOf(w0, w1));
-        await().atMost(Duration.ofSeconds(10)).until(() -> a.memoryBlock().isFreed());
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestAccess.block(a).isFreed());
         assertArrayEquals(new float[] {4, 6}, read(b));
     }
 

@@ -12,7 +12,7 @@ import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
 import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
-import org.jccl.core.TestBuffers;
+import org.jccl.core.TestAccess;
 import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverStream;
@@ -34,17 +34,15 @@ class MissingFeaturesTest {
         assertTrue(driver.features().has("ncclAllReduce"));
         DriverComm comm = driver.initRank(2, driver.newUniqueId(), 0, 0, CommConfig.DEFAULT);
         DriverStream stream = driver.createStream(0);
-        Buffer a = TestBuffers.wrap(driver, driver.allocate(0, 64, MemoryKind.DEVICE));
+        Buffer a = TestAccess.buffer(driver, driver.allocate(0, 64, MemoryKind.DEVICE));
         stubs.ncclCalls();
 
-        expectMissing(stubs, "ncclCommShrink", "NCCL 2.27.0", () -> comm.shrink(new int[] {1}, CommConfig.DEFAULT, false));
-        expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.launch(comm, Operation.gather(a, a, 1, DataType.INT8, 0), stream));
-        expectMissing(stubs, "ncclScatter", "NCCL 2.28.0", () -> driver.launch(comm, Operation.scatter(a, a, 1, DataType.INT8, 0), stream));
-        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.launch(comm, Operation.allToAll(a, a, 1, DataType.INT8), stream));
-        expectMissing(stubs, "ncclAllToAllv", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm,
-                Operation.allToAllv(a, new long[2], new long[2], a, new long[2], new long[2], DataType.INT8), stream));
-        expectMissing(stubs, "ncclAllReduceWithBias", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm,
-                Operation.allReduceWithBias(a, a, 1, DataType.INT8, ReduceOp.SUM, a), stream));
+        expectMissing(stubs, "ncclCommShrink", "NCCL 2.27.0", () -> comm.shrink(new int[] {1}, CommConfig.DEFAULT));
+        expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.launch(comm, TestAccess.lower(Operation.gather(a, a, 1, DataType.INT8, 0)), stream));
+        expectMissing(stubs, "ncclScatter", "NCCL 2.28.0", () -> driver.launch(comm, TestAccess.lower(Operation.scatter(a, a, 1, DataType.INT8, 0)), stream));
+        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.launch(comm, TestAccess.lower(Operation.allToAll(a, a, 1, DataType.INT8)), stream));
+        expectMissing(stubs, "ncclAllToAllv", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm, TestAccess.lower(Operation.allToAllv(a, new long[2], new long[2], a, new long[2], new long[2], DataType.INT8)), stream));
+        expectMissing(stubs, "ncclAllReduceWithBias", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm, TestAccess.lower(Operation.allReduceWithBias(a, a, 1, DataType.INT8, ReduceOp.SUM, a)), stream));
         // Validation asks the same question before anything is enqueued.
         expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.checkSupported(org.jccl.core.OpKind.GATHER));
         expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL));
@@ -59,9 +57,9 @@ class MissingFeaturesTest {
         expectMissing(stubs, "ncclCommMemStats", LibraryVersions.RCCL_ONLY, comm::memStats);
         expectMissing(stubs, "ncclCommGrow", "NCCL 2.29.0", () -> comm.grow(4, null, CommConfig.DEFAULT));
         expectMissing(stubs, "ncclCommGetUniqueId", "NCCL 2.29.0", comm::growUniqueId);
-        String fp8 = driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.SUM);
+        String fp8 = driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.SUM.code());
         assertTrue(fp8 != null && fp8.contains("NCCL 2.24"), String.valueOf(fp8));
-        assertEquals(null, driver.rejects(DataType.BFLOAT16, ReduceOp.SUM));
+        assertEquals(null, driver.rejects(DataType.BFLOAT16, ReduceOp.SUM.code()));
         a.close();
         stream.destroy();
         comm.destroy();

@@ -1,4 +1,4 @@
-package org.jccl.core;
+package org.jccl.core.engine;
 
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.config.JcclSettings;
@@ -8,15 +8,15 @@ import org.jccl.core.config.JcclSettings;
  * activity (a GPU round trip is tens of microseconds: waking a parked thread would cost as much), then yield, then
  * park for growing intervals up to a cap. Threads with nothing pending park without a timeout instead.
  */
-final class Backoff {
-    static final long SPIN_NANOS = JcclSettings.SPIN.duration().toNanos();
+public final class Backoff {
+    public static final long SPIN_NANOS = JcclSettings.SPIN.duration().toNanos();
     /**
      * How long after the last activity the threads only yield (stay responsive) before they sleep. A timed park
      * sleeps at least the kernel's timer slack (about 50 us), too coarse while GPU work of a few hundred
      * microseconds completes back to back.
      */
-    static final long YIELD_NANOS = Math.max(SPIN_NANOS * 4, 1_000_000);
-    static final long MAX_PARK_NANOS = Math.max(1_000, JcclSettings.MAX_POLL_INTERVAL.duration().toNanos());
+    public static final long YIELD_NANOS = Math.max(SPIN_NANOS * 4, 1_000_000);
+    public static final long MAX_PARK_NANOS = Math.max(1_000, JcclSettings.MAX_POLL_INTERVAL.duration().toNanos());
 
     private Backoff() {
     }

@@ -1,4 +1,4 @@
-package org.jccl.core;
+package org.jccl.core.engine;
 
 import java.util.ArrayList;
 import java.util.ServiceLoader;
@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.Errors;
-import org.jccl.core.error.GpuRuntimeException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverConstants;
@@ -25,27 +24,33 @@ import org.slf4j.LoggerFactory;
  * CPU here (it parks {@link Backoff#YIELD_NANOS} after the last completion).
  *
  * <p>Works complete on this thread, so callbacks run here unless the user moves them: they must never block.
+ * {@code Work.join()}/{@code get()} called here fail fast (see {@link #checkNotEventThread}), and
+ * {@link StallWatchdog} reports, with the stack, a callback that holds the thread longer than
+ * {@code jccl.eventThread.stallWarning}.
  */
-final class EventLoop implements Runnable {
+public final class EventLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
     private static final long CHECK_INTERVAL_NANOS = 1_000_000;
     private static volatile EventLoop instance;
 
-    private final ConcurrentLinkedQueue<Stream> activations = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<StreamQueue> activations = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Watch> newWatches = new ConcurrentLinkedQueue<>();
-    private final Set<Communicator> communicators = ConcurrentHashMap.newKeySet();
-    private final ArrayList<Stream> active = new ArrayList<>();
+    private final Set<CommunicatorState> communicators = ConcurrentHashMap.newKeySet();
+    private final ArrayList<StreamQueue> active = new ArrayList<>();
     private final ArrayList<Watch> watches = new ArrayList<>();
     private final AtomicLong completed = new AtomicLong();
-    private Stream[] batchStreams = new Stream[16];
+    private StreamQueue[] batchStreams = new StreamQueue[16];
     private DriverEvent[] batchEvents = new DriverEvent[16];
     private int[] batchStatus = new int[16];
     private boolean[] batched = new boolean[16];
     private volatile boolean parked;
+    /** When the thread started completing the current work (running its callbacks); 0 when not. */
+    private volatile long completingSince;
     private final Thread thread;
+    private final StallWatchdog watchdog;
 
     /** Something polled each round until it says it is finished, e.g. a non-blocking communicator creation. */
-    interface Watch {
+    public interface Watch {
         /** Polls once; returns true when finished (and no longer needs polling). Must not block. */
         boolean poll();
     }
@@ -55,9 +60,11 @@ final class EventLoop implements Runnable {
         thread = factory != null ? factory.newThread(this, "jccl-event") : new Thread(this, "jccl-event");
         thread.setDaemon(true);
         thread.start();
+        watchdog = new StallWatchdog(this);
     }
 
-    static EventLoop get() {
+    /** The process's event loop, started on first use. */
+    public static EventLoop get() {
         EventLoop loop = instance;
         if (loop == null) {
             synchronized (EventLoop.class) {
@@ -69,37 +76,65 @@ final class EventLoop implements Runnable {
     }
 
     /** The event thread, e.g. to measure its CPU time. */
-    Thread thread() {
+    public Thread thread() {
         return thread;
     }
 
     /** How many works the thread has seen complete since start. */
-    long completedCount() {
+    public long completedCount() {
         return completed.get();
     }
 
+    /** How many times a callback held the event thread longer than {@code jccl.eventThread.stallWarning}. */
+    public long stallCount() {
+        return watchdog.stalls();
+    }
+
+    /** Whether the caller is the event thread. */
+    public static boolean isEventThread() {
+        EventLoop loop = instance;
+        return loop != null && Thread.currentThread() == loop.thread;
+    }
+
+    /**
+     * Throws if the caller is the event thread: waiting there for a work would wait for the thread that completes
+     * it, stalling every communicator of the process (as Reactor's {@code block()} refuses on non-blocking threads).
+     */
+    public static void checkNotEventThread(String what) {
+        if (isEventThread()) {
+            throw new IllegalStateException(what + " on jccl's event thread would block every completion of the "
+                    + "process: compose with thenRun/thenCompose, or move callbacks off it (e.g. thenRunAsync)");
+        }
+    }
+
+    /** {@code System.nanoTime()} when the thread began running the current completion's callbacks, or 0. */
+    long completingSince() {
+        return completingSince;
+    }
+
     /** Called after a work's event was recorded on {@code stream} and the work queued there. */
-    void activate(Stream stream) {
+    void activate(StreamQueue stream) {
         if (!stream.active.get() && stream.active.compareAndSet(false, true)) {
             activations.offer(stream);
             wake();
         }
     }
 
-    void watch(Watch w) {
+    /** Polls {@code w} every round until it says it is finished. */
+    public void watch(Watch w) {
         newWatches.offer(w);
         wake();
     }
 
-    void register(Communicator c) {
+    void register(CommunicatorState c) {
         communicators.add(c);
     }
 
-    void unregister(Communicator c) {
+    void unregister(CommunicatorState c) {
         communicators.remove(c);
     }
 
-    void wake() {
+    public void wake() {
         if (parked) LockSupport.unpark(thread);
     }
 
@@ -145,7 +180,7 @@ final class EventLoop implements Runnable {
     }
 
     private boolean anyPendingWork() {
-        for (Communicator c : communicators) if (c.hasPendingWork()) return true;
+        for (CommunicatorState c : communicators) if (c.hasPendingWork()) return true;
         return false;
     }
 
@@ -160,7 +195,7 @@ final class EventLoop implements Runnable {
     }
 
     private void drainIncoming() {
-        Stream s;
+        StreamQueue s;
         while ((s = activations.poll()) != null) active.add(s);
         Watch w;
         while ((w = newWatches.poll()) != null) watches.add(w);
@@ -179,11 +214,11 @@ final class EventLoop implements Runnable {
             int n = 0;
             for (int i = 0; i < size; i++) {
                 if (batched[i]) continue;
-                Stream s = active.get(i);
-                Driver d = s.backend().driver();
+                StreamQueue s = active.get(i);
+                Driver d = s.driver();
                 if (driver == null) driver = d;
                 if (d != driver) continue;
-                Work head = s.pending.peek();
+                TrackedWork head = s.pending.peek();
                 batched[i] = true;
                 remaining--;
                 if (head == null) continue;
@@ -196,8 +231,8 @@ final class EventLoop implements Runnable {
                 for (int i = 0; i < n; i++) {
                     int status = batchStatus[i];
                     if (status != DriverConstants.EVENT_PENDING) {
-                        Stream s = batchStreams[i];
-                        Work w = s.pending.poll();
+                        StreamQueue s = batchStreams[i];
+                        TrackedWork w = s.pending.poll();
                         if (w != null) finish(w, status, driver);
                         progress = true;
                     }
@@ -208,7 +243,7 @@ final class EventLoop implements Runnable {
         }
         // Drop streams whose queues are empty; a producer that raced us re-activates (see activate()).
         for (int i = active.size() - 1; i >= 0; i--) {
-            Stream s = active.get(i);
+            StreamQueue s = active.get(i);
             if (s.pending.isEmpty()) {
                 s.active.set(false);
                 if (s.pending.isEmpty() || !s.active.compareAndSet(false, true)) removeAt(i);
@@ -226,33 +261,41 @@ final class EventLoop implements Runnable {
     private void ensureCapacity(int n) {
         if (batchEvents.length < n) {
             int size = Integer.highestOneBit(n) * 2;
-            batchStreams = new Stream[size];
+            batchStreams = new StreamQueue[size];
             batchEvents = new DriverEvent[size];
             batchStatus = new int[size];
             batched = new boolean[size];
         }
     }
 
-    private void finish(Work w, int status, Driver driver) {
-        Stream stream = w.stream();
+    /** The books first (memory, event, pending sets), then the work: whoever its completion wakes sees them done. */
+    private void finish(TrackedWork w, int status, Driver driver) {
+        StreamQueue stream = w.stream();
         DriverEvent event = w.event();
         w.releaseMemory();
-        if (stream != null && event != null) stream.backend().engine().recycle(event);
+        if (stream != null && event != null) stream.events().recycle(event);
         completed.incrementAndGet();
+        Throwable failure = null;
         if (status == DriverConstants.EVENT_DONE) {
             // An aborted or failed operation also ends its event: success only if no participant has failed.
-            JcclException failure = null;
-            for (Communicator c : w.participants()) {
-                failure = c.failureAfterCompletion();
-                if (failure != null) break;
+            for (CommunicatorState c : w.participants()) {
+                JcclException f = c.failureAfterCompletion();
+                if (f != null) {
+                    failure = Errors.forWork(f, w.describe());
+                    break;
+                }
             }
-            if (failure == null) w.succeed();
-            else w.fail(Errors.forWork(failure, w.describe()));
         } else {
-            GpuRuntimeException e = Errors.fromRuntime("waiting for " + w.describe(), status, driver.runtimeErrorString(status));
-            w.fail(e);
+            failure = Errors.fromRuntime("waiting for " + w.describe(), status, driver.runtimeErrorString(status));
         }
-        for (Communicator c : w.participants()) c.finished(w);
+        for (CommunicatorState c : w.participants()) c.finished(w);
+        completingSince = System.nanoTime();
+        try {
+            if (failure == null) w.succeed();
+            else w.fail(failure);
+        } finally {
+            completingSince = 0;
+        }
     }
 
     private boolean pollWatches() {
@@ -280,7 +323,7 @@ final class EventLoop implements Runnable {
      * one, or not launched yet, included).
      */
     private void checkCommunicators(long now) {
-        for (Communicator c : communicators) {
+        for (CommunicatorState c : communicators) {
             if (!c.hasPendingWork()) continue;
             c.checkAsyncError();
             c.checkDeadlines(now);

@@ -1,0 +1,370 @@
+package org.jccl.core.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.jccl.core.config.JcclSettings;
+import org.jccl.core.error.CommunicatorAbortedException;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.error.JcclException;
+import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.SerialWorker;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's side of one communicator: its lifecycle state machine, the works it has admitted and not yet seen
+ * complete, its launch queue (one thread: issue order is call order, and NCCL's thread-local group state stays on
+ * one thread), and the checks the event thread runs on it (async error, deadlines).
+ *
+ * <p>States: {@code OPEN} → {@code CLOSING} (draining) → {@code CLOSED}; {@code OPEN}/{@code CLOSING} →
+ * {@code ABORTED}. Every lifecycle call returns a future that completes in every state.
+ */
+public final class CommunicatorState {
+    private static final Logger LOG = LoggerFactory.getLogger(CommunicatorState.class);
+
+    private enum State { OPEN, CLOSING, CLOSED, ABORTED }
+
+    private final Driver driver;
+    private final DriverComm driverComm;
+    private final String label;
+    private final SerialWorker launchQueue;
+    private final StreamQueue stream;
+    private final Duration closeTimeout;
+    private final boolean abortOnTimeout;
+    private final Runnable onRelease;
+    private final Set<TrackedWork> pending = ConcurrentHashMap.newKeySet();
+    private final Object submitLock = new Object();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private final CompletableFuture<Void> aborted = new CompletableFuture<>();
+    private volatile State state = State.OPEN;
+    private volatile @Nullable JcclException failure;
+    private volatile boolean revoked;
+    /** Whether the launch thread is inside a library call for this communicator (written by it, read by the event thread). */
+    private volatile boolean inLibrary;
+    /** Completed when the pending set empties while closing; written under the submit lock, read by the event thread. */
+    private volatile @Nullable CompletableFuture<Void> drained;
+    private long sequence;
+
+    /**
+     * @param label          the prefix of every message, e.g. {@code [comm=3f2a rank=1/2]}
+     * @param closeTimeout   how long {@link #closeAsync()} drains before it aborts
+     * @param abortOnTimeout whether a work past its deadline aborts the communicator (else only that work fails)
+     * @param onRelease      run once the communicator is destroyed or aborted (e.g. destroying its stream)
+     */
+    public CommunicatorState(Driver driver, DriverComm driverComm, String label, SerialWorker launchQueue,
+                             StreamQueue stream, Duration closeTimeout, boolean abortOnTimeout, Runnable onRelease) {
+        this.driver = driver;
+        this.driverComm = driverComm;
+        this.label = label;
+        this.launchQueue = launchQueue;
+        this.stream = stream;
+        this.closeTimeout = closeTimeout;
+        this.abortOnTimeout = abortOnTimeout;
+        this.onRelease = onRelease;
+        EventLoop.get().register(this);
+    }
+
+    public Driver driver() {
+        return driver;
+    }
+
+    public DriverComm driverComm() {
+        return driverComm;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public StreamQueue stream() {
+        return stream;
+    }
+
+    public SerialWorker launchQueue() {
+        return launchQueue;
+    }
+
+    public boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    /** The error that aborted this communicator, if it was aborted. */
+    public @Nullable JcclException failure() {
+        return failure;
+    }
+
+    /** Works admitted and not yet seen complete (books are updated before a work completes). */
+    public int pendingCount() {
+        return pending.size();
+    }
+
+    boolean hasPendingWork() {
+        return !pending.isEmpty();
+    }
+
+    /** Throws the reason this communicator cannot take new work, if it cannot. */
+    public void checkOpen() {
+        State s = state;
+        if (s == State.ABORTED) {
+            JcclException f = failure;
+            throw f != null ? Errors.forWork(f, label) : new CommunicatorAbortedException(label + ": aborted");
+        }
+        if (s != State.OPEN) throw new InvalidUsageException(label + " is closed");
+    }
+
+    // ---- admission (IssuePath, under the submit lock)
+
+    Object submitLock() {
+        return submitLock;
+    }
+
+    /** The next sequence number; call with the submit lock held. */
+    long nextSequence() {
+        return ++sequence;
+    }
+
+    /** Accepts a work, or says why not; call with the submit lock held. */
+    @Nullable JcclException admit(TrackedWork work) {
+        if (state == State.ABORTED) return failure;
+        if (state != State.OPEN) return new InvalidUsageException("the communicator is closed");
+        pending.add(work);
+        // Its launch may block inside the library before any event is recorded: the event thread must be awake to
+        // watch the deadline.
+        EventLoop.get().wake();
+        return null;
+    }
+
+    /** Marks the launch thread as inside (or out of) a library call for this communicator. */
+    void inLibrary(boolean inside) {
+        inLibrary = inside;
+    }
+
+    /** Books of a work that completed or never launched: called before the work itself completes. */
+    void finished(TrackedWork w) {
+        if (pending.remove(w) && pending.isEmpty()) {
+            CompletableFuture<Void> d = drained;
+            if (d != null) d.complete(null);
+        }
+    }
+
+    // ---- calls in issue order
+
+    /**
+     * Runs {@code task} on the launch thread after everything issued before it; the future carries its result, or
+     * fails if the communicator is aborted or closed first. Never blocks the caller.
+     */
+    public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
+        checkOpen();
+        CompletableFuture<T> result = new CompletableFuture<>();
+        boolean queued = launchQueue.submit(() -> {
+            JcclException f = failure;
+            if (f != null) {
+                result.completeExceptionally(Errors.forWork(f, label + " " + what));
+                return;
+            }
+            T value;
+            inLibrary = true;
+            try {
+                value = task.get();
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+                return;
+            } finally {
+                inLibrary = false;
+            }
+            result.complete(value);
+        });
+        if (!queued) result.completeExceptionally(stopped(what));
+        return result;
+    }
+
+    /**
+     * Runs a clean-up {@code task} (destroying a reduction, deregistering) in issue order if the communicator still
+     * exists; returns false, running nothing, if it was closed or aborted (the library freed everything then).
+     */
+    public boolean cleanUpInOrder(Runnable task) {
+        State s = state;
+        return (s == State.OPEN || s == State.CLOSING) && launchQueue.submit(task);
+    }
+
+    /** {@code ncclCommRevoke}: on its own thread, since the launch thread may be the one that is stuck. */
+    public CompletableFuture<Void> revoke() {
+        checkOpen();
+        revoked = true;
+        return CompletableFuture.runAsync(() -> driverComm.revoke(0), r -> daemon(r, "jccl-revoke-" + label).start());
+    }
+
+    private JcclException stopped(String what) {
+        JcclException f = failure;
+        return f != null ? Errors.forWork(f, label + " " + what) : new InvalidUsageException(label + " " + what + ": the communicator is closed");
+    }
+
+    // ---- lifetime
+
+    /**
+     * Drains pending work (up to the close timeout), then finalizes (unless revoked, which finalize does not accept)
+     * and destroys on the launch thread; aborts instead if draining times out. Idempotent; never blocks.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        CompletableFuture<Void> toDrain;
+        synchronized (submitLock) {
+            if (state == State.ABORTED) return aborted.exceptionally(e -> null);
+            if (state != State.OPEN) return closed;
+            state = State.CLOSING;
+            toDrain = new CompletableFuture<>();
+            drained = toDrain;
+            if (pending.isEmpty()) toDrain.complete(null);
+        }
+        toDrain.orTimeout(closeTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((v, timeout) -> {
+            if (timeout != null) {
+                LOG.warn("{} close: pending work did not drain within {}; aborting", label, closeTimeout);
+                abort(new CommunicatorAbortedException("closed with work still pending after " + closeTimeout))
+                        .whenComplete((x, e) -> closed.complete(null));
+                return;
+            }
+            boolean queued = launchQueue.submit(() -> {
+                try {
+                    if (!revoked) driverComm.finalizeComm();
+                    driverComm.destroy();
+                    synchronized (submitLock) {
+                        state = State.CLOSED;
+                    }
+                    closed.complete(null);
+                } catch (Throwable t) {
+                    closed.completeExceptionally(t);
+                } finally {
+                    release();
+                }
+            });
+            // An abort raced the close and stopped the queue: the communicator is gone either way.
+            if (!queued) aborted.whenComplete((x, e) -> closed.complete(null));
+        });
+        return closed;
+    }
+
+    /** Aborts on the application's behalf. */
+    public CompletableFuture<Void> abort() {
+        return abort(new CommunicatorAbortedException("aborted by the application"));
+    }
+
+    /**
+     * {@code ncclCommAbort}: fails every pending work with {@code cause} and runs the library's abort on its own
+     * thread; the future completes when it returned, or fails after {@code jccl.abortTimeout} if it hangs. A closed
+     * communicator has nothing to abort: the future is complete at once. Idempotent; never blocks.
+     */
+    public CompletableFuture<Void> abort(JcclException cause) {
+        synchronized (submitLock) {
+            if (state == State.CLOSED) return CompletableFuture.completedFuture(null);
+            if (state == State.ABORTED) return aborted;
+            state = State.ABORTED;
+            failure = cause;
+        }
+        List<TrackedWork> inIssueOrder = new ArrayList<>(pending);
+        inIssueOrder.sort(Comparator.comparingLong(TrackedWork::sequence));
+        for (TrackedWork w : inIssueOrder) w.fail(Errors.forWork(cause, w.describe()));
+        daemon(() -> {
+            try {
+                driverComm.abort();
+                aborted.complete(null);
+            } catch (Throwable t) {
+                aborted.completeExceptionally(t);
+            } finally {
+                release();
+            }
+        }, "jccl-abort-" + label).start();
+        Duration limit = JcclSettings.abortTimeout();
+        aborted.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS).exceptionally(e -> {
+            if (e instanceof TimeoutException) LOG.error("{} ncclCommAbort did not return within {}", label, limit);
+            return null;
+        });
+        return aborted;
+    }
+
+    private void release() {
+        launchQueue.stop();
+        EventLoop.get().unregister(this);
+        // The stream may still hold events of aborted work; the event thread keeps polling them, which the runtime
+        // allows after the stream is destroyed.
+        onRelease.run();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    // ---- event thread
+
+    /**
+     * The failure that voids a work of this communicator whose event completed: the abort's cause, or the async
+     * error (which then aborts the communicator); null if none.
+     */
+    @Nullable JcclException failureAfterCompletion() {
+        JcclException f = failure;
+        if (f != null) return f;
+        checkAsyncError();
+        return failure;
+    }
+
+    /** While work is pending: the first async error aborts the communicator. */
+    void checkAsyncError() {
+        if (state == State.ABORTED) return;
+        if (inLibrary && !driverComm.asyncErrorSafeDuringLaunch()) return;
+        int code = driverComm.asyncError();
+        if (code == Errors.SUCCESS || code == Errors.IN_PROGRESS) return;
+        JcclException e = Errors.fromResult("the communicator's async error", code, driver.resultString(code),
+                driverComm.lastError(), label);
+        LOG.error("{}; aborting the communicator and failing {} pending work(s)", e.getMessage(), pending.size());
+        abort(e);
+    }
+
+    /** Applies the timeout policy to each pending work past its deadline, oldest first. */
+    void checkDeadlines(long now) {
+        List<TrackedWork> late = null;
+        for (TrackedWork w : pending) {
+            if (now - w.deadlineNanos() > 0 && !w.isDone()) {
+                if (late == null) late = new ArrayList<>();
+                late.add(w);
+            }
+        }
+        if (late == null) return;
+        late.sort(Comparator.comparingLong(TrackedWork::sequence));
+        for (TrackedWork w : late) {
+            if (state == State.ABORTED) return;
+            if (w.markTimeoutReported()) timedOut(w);
+        }
+    }
+
+    private void timedOut(TrackedWork w) {
+        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout()
+                + " on this rank: check that every rank issues the same operations in the same order",
+                -1, null, null, w.describe(), null);
+        if (abortOnTimeout) {
+            LOG.error("{}; aborting the communicator", e.getMessage());
+            w.fail(e);
+            abort(new CommunicatorAbortedException("aborted: seq=" + w.sequence() + " timed out after " + w.timeout(),
+                    -1, null, null, null, e));
+        } else {
+            LOG.warn("{}", e.getMessage());
+            w.fail(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}

@@ -1,0 +1,210 @@
+package org.jccl.core.engine;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.error.JcclException;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.SerialWorker;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The issue path of every operation, step 1 of 3: admission, the hand-off to the launch queue, the native enqueue,
+ * and the completion event recorded on the stream. A single operation is a group of one, issued without
+ * {@code ncclGroupStart}/{@code End}.
+ *
+ * <p>Admission takes each communicator's submit lock: the sequence numbers, the pending set and the launch queue
+ * see the same order, so sequence order is launch order. A refused work (closed or aborted communicator, a stopped
+ * queue) fails at once with the reason and releases its memory.
+ */
+public final class IssuePath {
+    /** Serializes groups over several communicators, so their launch threads are claimed in one global order. */
+    private static final Object MULTI_COMMUNICATOR_ORDER = new Object();
+
+    private IssuePath() {
+    }
+
+    /** What the launch thread enqueues on a communicator's stream for one operation. */
+    @FunctionalInterface
+    public interface Enqueue {
+        void enqueue(DriverStream stream);
+    }
+
+    /** Makes the work once its sequence numbers are known (one per operation, in issue order). */
+    @FunctionalInterface
+    public interface WorkFactory {
+        TrackedWork create(long[] sequences);
+    }
+
+    /**
+     * Issues {@code parts.get(i)} on {@code comms.get(i)}, all in one group when there is more than one operation.
+     * Returns the work, already failed if the group was refused. Never blocks on the GPU.
+     */
+    public static TrackedWork issue(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory factory) {
+        if (comms.size() == 1) {
+            CommunicatorState c = comms.get(0);
+            synchronized (c.submitLock()) {
+                TrackedWork w = prepare(comms, parts, factory);
+                JcclException refused = c.admit(w);
+                if (refused != null) return refuse(w, refused);
+                if (!c.launchQueue().submit(() -> launch(w, comms, parts))) {
+                    c.finished(w);
+                    return refuse(w, new InvalidUsageException("the communicator is closed"));
+                }
+                return w;
+            }
+        }
+        synchronized (MULTI_COMMUNICATOR_ORDER) {
+            return issueAcross(comms, parts, factory);
+        }
+    }
+
+    /**
+     * Several communicators: NCCL's group state is thread-local, so the first communicator's launch thread issues
+     * the whole group while the others' launch threads are claimed (each runs a task that waits), in one global
+     * order so that two such groups cannot deadlock.
+     */
+    private static TrackedWork issueAcross(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory factory) {
+        TrackedWork w = prepare(comms, parts, factory);
+        for (int i = 0; i < comms.size(); i++) {
+            CommunicatorState c = comms.get(i);
+            synchronized (c.submitLock()) {
+                JcclException refused = c.admit(w);
+                if (refused != null) {
+                    for (int j = 0; j < i; j++) comms.get(j).finished(w);
+                    return refuse(w, refused);
+                }
+            }
+        }
+        CountDownLatch claimed = new CountDownLatch(comms.size() - 1);
+        CountDownLatch done = new CountDownLatch(1);
+        for (int i = 1; i < comms.size(); i++) {
+            boolean queued = comms.get(i).launchQueue().submit(() -> {
+                claimed.countDown();
+                awaitUninterruptibly(done);
+            });
+            if (!queued) claimed.countDown(); // launch() then sees that communicator's failure and fails the work
+        }
+        boolean queued = comms.get(0).launchQueue().submit(() -> {
+            awaitUninterruptibly(claimed);
+            try {
+                launch(w, comms, parts);
+            } finally {
+                done.countDown();
+            }
+        });
+        if (!queued) {
+            done.countDown();
+            failLaunch(w, comms, new InvalidUsageException("the communicator is closed"));
+        }
+        return w;
+    }
+
+    private static TrackedWork prepare(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory factory) {
+        int total = 0;
+        for (List<Enqueue> list : parts) total += list.size();
+        long[] sequences = new long[total];
+        int k = 0;
+        for (int i = 0; i < comms.size(); i++) {
+            CommunicatorState c = comms.get(i);
+            synchronized (c.submitLock()) {
+                for (int j = 0; j < parts.get(i).size(); j++) sequences[k++] = c.nextSequence();
+            }
+        }
+        TrackedWork w = factory.create(sequences);
+        w.participants(comms.toArray(new CommunicatorState[0]));
+        return w;
+    }
+
+    private static TrackedWork refuse(TrackedWork w, JcclException reason) {
+        w.releaseMemory();
+        w.fail(Errors.forWork(reason, w.describe()));
+        return w;
+    }
+
+    /** On the (first) launch thread: enqueue everything, then record the one completion event. */
+    private static void launch(TrackedWork w, List<CommunicatorState> comms, List<List<Enqueue>> parts) {
+        for (CommunicatorState c : comms) {
+            JcclException f = c.failure();
+            if (f != null) {
+                failLaunch(w, comms, f);
+                return;
+            }
+        }
+        CommunicatorState first = comms.get(0);
+        Driver driver = first.driver();
+        boolean grouped = comms.size() > 1 || parts.get(0).size() > 1;
+        for (CommunicatorState c : comms) c.inLibrary(true);
+        try {
+            if (grouped) driver.groupStart();
+            try {
+                for (int i = 0; i < comms.size(); i++) {
+                    DriverStream s = comms.get(i).stream().driverStream();
+                    for (Enqueue e : parts.get(i)) e.enqueue(s);
+                }
+            } finally {
+                if (grouped) driver.groupEnd();
+            }
+            // One event per work: the first stream waits for the others' parts, then records it.
+            for (int i = 1; i < comms.size(); i++) {
+                StreamQueue other = comms.get(i).stream();
+                DriverEvent join = other.events().take(other.device());
+                join.record(other.driverStream());
+                first.stream().driverStream().waitEvent(join);
+                other.events().recycle(join);
+            }
+            first.stream().recordAndTrack(w);
+        } catch (JcclException e) {
+            failLaunch(w, comms, e);
+        } catch (RuntimeException e) {
+            failLaunch(w, comms, new JcclException("launch failed: " + e, e));
+        } finally {
+            for (CommunicatorState c : comms) c.inLibrary(false);
+        }
+    }
+
+    private static void failLaunch(TrackedWork w, List<CommunicatorState> comms, JcclException e) {
+        w.releaseMemory();
+        for (CommunicatorState c : comms) c.finished(w);
+        w.fail(Errors.forWork(e, w.describe()));
+    }
+
+    /**
+     * Stream work (copies, fills, markers): enqueued by {@code issuer} — a communicator's launch queue for its own
+     * stream, so that call order is stream order with its operations — or by the caller when null.
+     */
+    public static TrackedWork onStream(StreamQueue stream, @Nullable SerialWorker issuer, TrackedWork w, Enqueue enqueue) {
+        Runnable task = () -> {
+            try {
+                enqueue.enqueue(stream.driverStream());
+                stream.recordAndTrack(w);
+            } catch (RuntimeException e) {
+                w.releaseMemory();
+                w.fail(e instanceof JcclException j ? j : new JcclException(w.describe() + ": " + e, e));
+            }
+        };
+        if (issuer == null || issuer.isWorkerThread()) {
+            task.run();
+        } else if (!issuer.submit(task)) {
+            w.releaseMemory();
+            w.fail(new InvalidUsageException(w.describe() + ": the stream's communicator is closed"));
+        }
+        return w;
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+}

@@ -1,0 +1,103 @@
+package org.jccl.core.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.MemoryBlock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the engine knows of one issued work, and the only way it completes. The public {@code org.jccl.core.Work}
+ * extends this class: the engine-side members are package-private here, so applications can neither complete a work
+ * nor see its event, while the engine needs no access to the API package.
+ *
+ * <p>Memory: every block the work uses is retained at creation and released once, when the GPU is done with it
+ * (its event completed, or it never launched) — even if the future failed earlier through a timeout or an abort.
+ */
+public abstract class TrackedWork extends CompletableFuture<Void> {
+    private static final CommunicatorState[] NONE = new CommunicatorState[0];
+
+    private final long sequence;
+    private final MemoryBlock[] held;
+    private final long deadlineNanos;
+    private final long timeoutNanos;
+    private CommunicatorState[] participants = NONE;
+    private @Nullable DriverEvent event;
+    private @Nullable StreamQueue stream;
+    private boolean timeoutReported;
+
+    /**
+     * @param sequence     the communicator's sequence number (issue order), or -1 for stream work
+     * @param held         memory kept alive until the work completes (retained here)
+     * @param timeoutNanos the deadline from now; zero or less: none
+     */
+    protected TrackedWork(long sequence, MemoryBlock[] held, long timeoutNanos) {
+        this.sequence = sequence;
+        this.held = held;
+        long now = System.nanoTime();
+        this.timeoutNanos = Math.max(0, timeoutNanos);
+        this.deadlineNanos = timeoutNanos <= 0 || timeoutNanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNanos;
+        for (MemoryBlock block : held) block.retain();
+    }
+
+    /** The communicator's sequence number of this work (its issue order), or -1 for stream work. */
+    public long sequence() {
+        return sequence;
+    }
+
+    /** e.g. {@code [comm=3f2a rank=1/2] allReduce(seq=17, count=1048576, float32, sum)}. */
+    public abstract String describe();
+
+    // ---- engine side (package-private)
+
+    CommunicatorState[] participants() {
+        return participants;
+    }
+
+    void participants(CommunicatorState[] states) {
+        this.participants = states;
+    }
+
+    void launched(DriverEvent recorded, StreamQueue on) {
+        this.event = recorded;
+        this.stream = on;
+    }
+
+    @Nullable DriverEvent event() {
+        return event;
+    }
+
+    @Nullable StreamQueue stream() {
+        return stream;
+    }
+
+    long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    /** This work's own timeout (the communicator's, or the one given at submission); zero for none. */
+    Duration timeout() {
+        return Duration.ofNanos(timeoutNanos);
+    }
+
+    /** True once, the first time the deadline is reported, so a timeout is handled once. Event thread only. */
+    boolean markTimeoutReported() {
+        if (timeoutReported) return false;
+        timeoutReported = true;
+        return true;
+    }
+
+    /** Completes successfully, unless the future already failed (a timeout or an abort got there first). */
+    boolean succeed() {
+        return super.complete(null);
+    }
+
+    boolean fail(Throwable error) {
+        return super.completeExceptionally(error);
+    }
+
+    /** The GPU is done with the memory: drops the references taken at creation. Called once. */
+    void releaseMemory() {
+        for (MemoryBlock block : held) block.release();
+    }
+}

@@ -1,0 +1,56 @@
+package org.jccl.core.spi;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The ordered task thread behind launch queues and host streams. */
+class SerialWorkerTest {
+
+    /**
+     * A submission racing stop() is either refused or run: never accepted and dropped (a future waiting on it, e.g.
+     * a split racing an abort, would hang). Loops the race; the old check-then-offer lost a task within a few
+     * hundred rounds.
+     */
+    @Test
+    void anAcceptedTaskIsNeverDropped() throws Exception {
+        for (int round = 0; round < 3000; round++) {
+            SerialWorker worker = new SerialWorker("test-worker", () -> { }, 0, 0);
+            AtomicInteger accepted = new AtomicInteger();
+            AtomicInteger ran = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            Thread submitter = new Thread(() -> {
+                awaitQuietly(go);
+                for (int i = 0; i < 4; i++) if (worker.submit(ran::incrementAndGet)) accepted.incrementAndGet();
+            });
+            submitter.start();
+            go.countDown();
+            worker.stop();
+            submitter.join();
+            int round0 = round;
+            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(10))
+                    .until(() -> ran.get() == accepted.get());
+            assertEquals(accepted.get(), ran.get(), "round " + round0);
+        }
+    }
+
+    @Test
+    void nothingIsAcceptedOnceStopped() {
+        SerialWorker worker = new SerialWorker("test-worker", () -> { }, 0, 0);
+        worker.stop();
+        assertFalse(worker.submit(() -> { }));
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
