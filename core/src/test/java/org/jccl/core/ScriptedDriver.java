@@ -68,7 +68,7 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public Features features() {
-        return new Features("scripted", "2.28.9", Set.of(), Map.of());
+        return new Features("scripted", "2.28.9", Set.of());
     }
 
     @Override

@@ -7,6 +7,8 @@ import org.jccl.core.BackendKind;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.LibraryUnavailableException;
+import org.jccl.core.error.UnsupportedFeatureException;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
 import org.jspecify.annotations.Nullable;
 
@@ -40,7 +42,7 @@ final class NativeLibrary {
         int[] v = new int[1];
         this.version = NativeApi.jn_nccl_version(ctx, v) == 0 ? v[0] : 0;
         String library = (kind == BackendKind.RCCL ? "RCCL" : "NCCL");
-        this.features = new Features(ncclPath, library + " " + LibraryVersions.format(version), present, LibraryVersions.FIRST_VERSIONS);
+        this.features = new Features(ncclPath, library + " " + LibraryVersions.format(version), present);
     }
 
     /**
@@ -66,7 +68,7 @@ final class NativeLibrary {
         NativeLibrary lib = new NativeLibrary(ctx, kind);
         for (String required : new String[] {"ncclGetVersion", "ncclGetErrorString", "ncclGetUniqueId", "ncclCommInitRankConfig",
                 "ncclCommGetAsyncError", "ncclAllReduce", "ncclGroupStart", "ncclGroupEnd"}) {
-            if (!lib.features.has(required)) {
+            if (!lib.features.hasFunction(required)) {
                 throw new LibraryUnavailableException(lib.ncclPath + " is not a usable " + kind.id() + " library: it lacks " + required);
             }
         }
@@ -101,10 +103,9 @@ final class NativeLibrary {
     }
 
     private JcclException missing(String what) {
-        try {
-            features.require(what);
-        } catch (JcclException e) {
-            return e;
+        Feature feature = Feature.ofFunction(what);
+        if (feature != null && !features.has(feature)) {
+            return new UnsupportedFeatureException(feature.function(), ncclPath, features.version(), feature.firstVersion());
         }
         return new LibraryUnavailableException(ncclPath + " lacks the function behind " + what);
     }

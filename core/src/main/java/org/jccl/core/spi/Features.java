@@ -1,6 +1,7 @@
 package org.jccl.core.spi;
 
-import java.util.Map;
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jccl.core.error.UnsupportedFeatureException;
@@ -12,36 +13,44 @@ import org.jccl.core.error.UnsupportedFeatureException;
 public final class Features {
     private final String library;
     private final String version;
-    private final Set<String> present;
-    private final Map<String, String> firstVersions;
+    private final Set<String> functions;
+    private final Set<Feature> present;
 
     /**
-     * @param library       the loaded library file, for messages
-     * @param version       its version, for messages
-     * @param present       the functions it has
-     * @param firstVersions for known optional functions, the first library version that has them
+     * @param library   the loaded library file, for messages
+     * @param version   its version, for messages
+     * @param functions the library functions it has (optional and required ones)
      */
-    public Features(String library, String version, Set<String> present, Map<String, String> firstVersions) {
+    public Features(String library, String version, Collection<String> functions) {
         this.library = library;
         this.version = version;
-        this.present = Set.copyOf(present);
-        this.firstVersions = Map.copyOf(firstVersions);
+        this.functions = Set.copyOf(functions);
+        EnumSet<Feature> have = EnumSet.noneOf(Feature.class);
+        for (Feature f : Feature.values()) {
+            for (String name : f.functions()) if (this.functions.contains(name)) have.add(f);
+        }
+        this.present = have;
     }
 
-    public boolean has(String function) {
-        return present.contains(function);
+    public boolean has(Feature feature) {
+        return present.contains(feature);
     }
 
-    /** Throws {@link UnsupportedFeatureException} if {@code function} is absent. */
-    public void require(String function) {
-        if (!present.contains(function)) {
-            throw new UnsupportedFeatureException(function, library, version, firstVersions.get(function));
+    /** Throws {@link UnsupportedFeatureException} if {@code feature} is absent. */
+    public void require(Feature feature) {
+        if (!present.contains(feature)) {
+            throw new UnsupportedFeatureException(feature.function(), library, version, feature.firstVersion());
         }
     }
 
-    /** The functions present, sorted. */
+    /** Whether the library exports {@code function} (for functions that are not {@link Feature}s). */
+    public boolean hasFunction(String function) {
+        return functions.contains(function);
+    }
+
+    /** The library functions present, sorted. */
     public Set<String> present() {
-        return new TreeSet<>(present);
+        return new TreeSet<>(functions);
     }
 
     public String library() {

@@ -2,6 +2,7 @@ package org.jccl.core.matrix;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
 import org.jccl.core.Communicator;
@@ -36,8 +37,8 @@ class NcclCollectiveMatrixTest extends CollectiveMatrixSuite {
     @Override
     protected boolean supports(OpKind kind) {
         return switch (kind) {
-            case ALL_TO_ALL_V -> backend().features().has("ncclAllToAllv");
-            case ALL_REDUCE_WITH_BIAS -> backend().features().has("ncclAllReduceWithBias");
+            case ALL_TO_ALL_V -> backend().features().has(Feature.ALL_TO_ALL_V);
+            case ALL_REDUCE_WITH_BIAS -> backend().features().has(Feature.ALL_REDUCE_WITH_BIAS);
             default -> true;
         };
     }

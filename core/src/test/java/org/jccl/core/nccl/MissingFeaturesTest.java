@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.Buffer;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
@@ -30,8 +31,8 @@ class MissingFeaturesTest {
     void optionalFunctionsAbsentFromAnOldLibraryAreReportedWithTheirFirstVersion() {
         StubLibraries stubs = StubLibraries.build(dir, 22204, true);
         NcclDriver driver = stubs.open();
-        assertFalse(driver.features().has("ncclCommShrink"));
-        assertTrue(driver.features().has("ncclAllReduce"));
+        assertFalse(driver.features().has(Feature.COMM_SHRINK));
+        assertTrue(driver.features().hasFunction("ncclAllReduce"));
         DriverComm comm = driver.initRank(2, driver.newUniqueId(), 0, 0, CommConfig.DEFAULT);
         DriverStream stream = driver.createStream(0);
         Buffer a = TestAccess.buffer(driver, driver.allocate(0, 64, MemoryKind.DEVICE));

@@ -15,6 +15,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.Buffer;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
@@ -72,9 +73,9 @@ class NcclDriverContractTest {
         assertEquals(22809, driver.version());
         assertTrue(driver.describe().contains("NCCL 2.28.9 (" + stubs.nccl + ")"), driver.describe());
         assertTrue(driver.describe().contains("CUDA runtime 13000"), driver.describe());
-        assertTrue(driver.features().has("ncclCommShrink"));
-        assertTrue(driver.features().has("ncclAlltoAll"));
-        assertTrue(!driver.features().has("ncclPutSignal"), "the stub has no ncclPutSignal");
+        assertTrue(driver.features().has(Feature.COMM_SHRINK));
+        assertTrue(driver.features().has(Feature.ALL_TO_ALL));
+        assertTrue(!driver.features().has(Feature.PUT_SIGNAL), "the stub has no ncclPutSignal");
         assertEquals("stub error string 4", driver.resultString(4));
         assertNull(driver.rejects(DataType.FLOAT8_E5M2, ReduceOp.MAX.code()), "NCCL 2.28 on compute capability 9.0 has fp8");
     }
