@@ -7,10 +7,11 @@ import java.util.concurrent.CompletableFuture;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
-import org.jccl.core.engine.Backoff;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.EventPool;
 import org.jccl.core.engine.StreamQueue;
+import org.jccl.core.spi.Feature;
+import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.DriverComm;
@@ -84,7 +85,7 @@ public final class Backend {
 
     /** Memory from {@code ncclMemAlloc}, as windows and registration prefer. */
     public Buffer allocateForCommunication(int device, long bytes) {
-        driver.features().require("ncclMemAlloc");
+        driver.features().require(Feature.MEM_ALLOC);
         return allocate(device, bytes, MemoryKind.COMMUNICATION);
     }
 
@@ -141,7 +142,7 @@ public final class Backend {
         if (ids.isEmpty()) throw new InvalidArgumentException("initRankScalable needs at least one unique id");
         checkRanks(nranks, rank);
         checkDevice(device);
-        driver.features().require("ncclCommInitRankScalable");
+        driver.features().require(Feature.COMM_INIT_RANK_SCALABLE);
         List<byte[]> bytes = new ArrayList<>();
         for (UniqueId id : ids) bytes.add(Objects.requireNonNull(id, "id").toBytes());
         return create(idLabel(ids.get(0)), device, rank, config, options,
@@ -270,7 +271,7 @@ public final class Backend {
 
     private SerialWorker launchQueue(String id, int rank, int device) {
         return new SerialWorker("jccl-launch-" + id + "-r" + rank, () -> driver.setDevice(device),
-                Backoff.SPIN_NANOS, Backoff.YIELD_NANOS);
+                Backoff.ENGINE);
     }
 
     private static String idLabel(UniqueId id) {

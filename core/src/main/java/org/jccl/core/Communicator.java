@@ -15,6 +15,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.CommunicatorSpi;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
@@ -261,7 +262,7 @@ public final class Communicator implements AutoCloseable {
             if (r < 0 || r >= size()) throw new InvalidArgumentException("excluded rank " + r + " is outside 0.." + (size() - 1));
             if (r == rank()) throw new InvalidArgumentException("rank " + r + " cannot exclude itself from a shrink");
         }
-        backend.driver().features().require("ncclCommShrink");
+        backend.driver().features().require(Feature.COMM_SHRINK);
         return state.call("shrink", () -> state.driverComm().shrink(excluded, config))
                 .thenCompose(child -> backend.adopt(child, id + "-s", config, options));
     }
@@ -271,7 +272,7 @@ public final class Communicator implements AutoCloseable {
      * order after the work already issued; use {@link #resume()} before the next operation.
      */
     public CompletableFuture<Void> suspend() {
-        backend.driver().features().require("ncclCommSuspend");
+        backend.driver().features().require(Feature.COMM_SUSPEND);
         return state.call("suspend", () -> {
             state.driverComm().suspend(DriverComm.SUSPEND_MEMORY);
             return null;
@@ -280,7 +281,7 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code ncclCommResume}: restores what {@link #suspend()} released. */
     public CompletableFuture<Void> resume() {
-        backend.driver().features().require("ncclCommResume");
+        backend.driver().features().require(Feature.COMM_RESUME);
         return state.call("resume", () -> {
             state.driverComm().resume();
             return null;
@@ -289,7 +290,7 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code ncclCommMemStats}: the GPU memory the library tracks for this communicator. */
     public CompletableFuture<CommMemoryStats> memStats() {
-        backend.driver().features().require("ncclCommMemStats");
+        backend.driver().features().require(Feature.COMM_MEM_STATS);
         return state.call("memStats", state.driverComm()::memStats);
     }
 
@@ -298,13 +299,13 @@ public final class Communicator implements AutoCloseable {
      * Runs on its own thread, not behind the launch queue, since the launch thread may be the one that is stuck.
      */
     public CompletableFuture<Void> revoke() {
-        backend.driver().features().require("ncclCommRevoke");
+        backend.driver().features().require(Feature.COMM_REVOKE);
         return state.revoke();
     }
 
     /** {@code ncclCommGetUniqueId}: the id ranks outside this communicator use to join it through {@link #grow}. */
     public CompletableFuture<UniqueId> growUniqueId() {
-        backend.driver().features().require("ncclCommGetUniqueId");
+        backend.driver().features().require(Feature.COMM_GET_UNIQUE_ID);
         return state.call("growUniqueId", () -> UniqueId.fromBytes(state.driverComm().growUniqueId()));
     }
 
@@ -316,7 +317,7 @@ public final class Communicator implements AutoCloseable {
         if (newSize <= size()) throw new InvalidArgumentException("grow needs more than " + size() + " ranks, not " + newSize);
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(options, "options");
-        backend.driver().features().require("ncclCommGrow");
+        backend.driver().features().require(Feature.COMM_GROW);
         byte[] bytes = id == null ? null : id.toBytes();
         return state.call("grow", () -> state.driverComm().grow(newSize, bytes, config))
                 .thenCompose(child -> backend.adopt(child, this.id + "+g", config, options));

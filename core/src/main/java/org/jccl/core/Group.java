@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.IssuePath;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.LaunchOp;
@@ -66,7 +67,7 @@ public final class Group {
         List<Communicator> comms = new ArrayList<>(operations.keySet());
         List<List<Operation>> ops = new ArrayList<>(operations.values());
         Communicator first = comms.get(0);
-        first.backend().driver().features().require("ncclGroupSimulateEnd");
+        first.backend().driver().features().require(Feature.GROUP_SIMULATE_END);
         return first.state().call("groupSimulateEnd", () -> {
             Driver driver = first.backend().driver();
             driver.groupStart();

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
+import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
@@ -153,7 +154,7 @@ public final class EventLoop implements Runnable {
                 }
                 if (progress) {
                     lastProgress = now;
-                } else if (active.isEmpty() && watches.isEmpty() && now - lastProgress >= Backoff.YIELD_NANOS) {
+                } else if (active.isEmpty() && watches.isEmpty() && now - lastProgress >= Backoff.ENGINE.yieldNanos()) {
                     // Idle for a while: park until new work arrives. Right after a completion, the next operation
                     // usually follows at once (a round trip), so the branch below keeps polling briefly first.
                     if (anyPendingWork()) {
@@ -166,11 +167,11 @@ public final class EventLoop implements Runnable {
                         parkUntilWoken();
                         lastProgress = System.nanoTime();
                     }
-                } else if (now - lastProgress < Backoff.YIELD_NANOS) {
-                    Backoff.pause(now - lastProgress);
+                } else if (now - lastProgress < Backoff.ENGINE.yieldNanos()) {
+                    Backoff.ENGINE.pause(now - lastProgress);
                 } else {
                     parked = true; // set before the re-check: an activation either is seen here or unparks us
-                    if (activations.isEmpty() && newWatches.isEmpty()) Backoff.pause(now - lastProgress);
+                    if (activations.isEmpty() && newWatches.isEmpty()) Backoff.ENGINE.pause(now - lastProgress);
                     parked = false;
                 }
             } catch (Throwable t) {

@@ -3,6 +3,7 @@ package org.jccl.core.host;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
@@ -37,19 +39,26 @@ public final class HostDriver implements Driver {
     /** The NCCL API level the host backend mirrors (2.28.9), for code that compares versions. */
     public static final int VERSION = 22809;
     private static final int UNIQUE_ID_BYTES = 128;
-    /** The functions NCCL/RCCL may lack; the host backend has them all. */
-    private static final Set<String> FUNCTIONS = Set.of("ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather",
-            "ncclReduceScatter", "ncclGather", "ncclScatter", "ncclAlltoAll", "ncclAllToAllv", "ncclAllReduceWithBias",
-            "ncclSend", "ncclRecv", "ncclGroupStart", "ncclGroupEnd", "ncclGroupSimulateEnd", "ncclCommInitRankConfig",
-            "ncclCommInitRankScalable", "ncclCommInitAll", "ncclCommSplit", "ncclCommShrink", "ncclCommAbort",
-            "ncclCommFinalize", "ncclCommDestroy", "ncclCommRegister", "ncclCommDeregister", "ncclRedOpCreatePreMulSum",
-            "ncclRedOpDestroy", "ncclMemAlloc", "ncclGetLastError", "ncclCommGetAsyncError");
+    /** What the host backend implements of the functions NCCL/RCCL may lack. */
+    private static final Set<Feature> FEATURES = EnumSet.of(Feature.COMM_FINALIZE, Feature.COMM_SPLIT,
+            Feature.COMM_REGISTER, Feature.COMM_DEREGISTER, Feature.MEM_ALLOC, Feature.RED_OP_CREATE_PRE_MUL_SUM,
+            Feature.GROUP_SIMULATE_END, Feature.COMM_INIT_RANK_SCALABLE, Feature.COMM_SHRINK, Feature.ALL_TO_ALL,
+            Feature.GATHER, Feature.SCATTER, Feature.ALL_TO_ALL_V, Feature.ALL_REDUCE_WITH_BIAS);
     /** Communicators being created by {@code initRank}, by unique id. */
     private static final Meetings CREATION = new Meetings();
 
     private final SecureRandom random = new SecureRandom();
-    private final Features features = new Features("host (pure Java)", "2.28.9", FUNCTIONS, Map.of());
+    private final Features features = new Features("host (pure Java)", "2.28.9", functions());
     private volatile Runnable wakeEventThread = () -> { };
+
+    private static List<String> functions() {
+        List<String> names = new ArrayList<>(List.of("ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather",
+                "ncclReduceScatter", "ncclSend", "ncclRecv", "ncclGroupStart", "ncclGroupEnd", "ncclCommInitRankConfig",
+                "ncclCommInitAll", "ncclCommAbort", "ncclCommDestroy", "ncclRedOpDestroy", "ncclGetLastError",
+                "ncclCommGetAsyncError"));
+        for (Feature f : FEATURES) names.add(f.function());
+        return names;
+    }
 
     @Override
     public BackendKind kind() {

@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
@@ -17,13 +18,12 @@ import org.jccl.core.spi.SerialWorker;
 final class HostStream implements DriverStream {
     private static final AtomicLong HANDLES = new AtomicLong(0x57000);
     private static final ConcurrentHashMap<Long, HostStream> LIVE = new ConcurrentHashMap<>();
-    private static final long SPIN_NANOS = 20_000;
 
     private final long handle = HANDLES.incrementAndGet();
     private final SerialWorker worker;
 
     HostStream() {
-        worker = new SerialWorker("jccl-host-stream-" + Long.toHexString(handle), () -> { }, SPIN_NANOS, 0);
+        worker = new SerialWorker("jccl-host-stream-" + Long.toHexString(handle), () -> { }, Backoff.HOST_PEERS);
         LIVE.put(handle, this);
     }
 

@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.spi.Backoff;
 import org.jccl.core.OpKind;
 import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
@@ -120,9 +121,9 @@ final class LocalClique implements HostTransport {
             }
             return;
         }
-        for (int round = 0; generation == g; round++) {
+        for (long start = System.nanoTime(); generation == g; ) {
             checkPoison();
-            Waiting.pause(round);
+            Backoff.HOST_PEERS.pause(System.nanoTime() - start);
         }
     }
 
@@ -285,9 +286,9 @@ final class LocalClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         Parcel p = (Parcel) posted;
-        for (int round = 0; !p.consumed; round++) {
+        for (long start = System.nanoTime(); !p.consumed; ) {
             checkPoison();
-            Waiting.pause(round);
+            Backoff.HOST_PEERS.pause(System.nanoTime() - start);
         }
     }
 
@@ -296,9 +297,9 @@ final class LocalClique implements HostTransport {
         threads[rank] = Thread.currentThread();
         ConcurrentLinkedQueue<Parcel> box = mailboxes[op.peer * size + rank];
         Parcel p;
-        for (int round = 0; (p = box.poll()) == null; round++) {
+        for (long start = System.nanoTime(); (p = box.poll()) == null; ) {
             checkPoison();
-            Waiting.pause(round);
+            Backoff.HOST_PEERS.pause(System.nanoTime() - start);
         }
         long bytes = op.count * op.type.size();
         if (p.bytes != bytes) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.spi.Backoff;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
 import org.jccl.core.spi.MemoryKind;
@@ -34,7 +35,6 @@ import org.jspecify.annotations.Nullable;
  * poisons the clique: the rank's async error is set, the peers are told, the connections close.
  */
 final class NetworkClique implements HostTransport {
-    private static final long MAX_PARK_NANOS = 1_000_000;
     /** The description of control messages (no operation has it: descriptions of operations are never 0x5eed). */
     private static final int CONTROL = 0x5eed;
 
@@ -205,13 +205,10 @@ final class NetworkClique implements HostTransport {
         return new CliqueFailedException(reason, Errors.INVALID_USAGE);
     }
 
-    private void pause(int round) {
-        if (round < 100) {
-            Thread.onSpinWait();
-            return;
-        }
-        waiter = Thread.currentThread();
-        LockSupport.parkNanos(this, MAX_PARK_NANOS);
+    /** Waits for the network threads, which unpark {@link #waiter} when a frame arrives or a channel drains. */
+    private void pause(long idleNanos) {
+        if (idleNanos >= Backoff.HOST_PEERS.spinNanos()) waiter = Thread.currentThread();
+        Backoff.HOST_PEERS.pause(idleNanos);
     }
 
     // ---- the operations (stream thread)
@@ -239,9 +236,9 @@ final class NetworkClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         if (!(posted instanceof ChannelFuture f)) return;
-        for (int round = 0; !f.isDone(); round++) {
+        for (long start = System.nanoTime(); !f.isDone(); ) {
             checkPoison();
-            pause(round);
+            pause(System.nanoTime() - start);
         }
         if (!f.isSuccess()) checkPoison();
     }
@@ -326,13 +323,13 @@ final class NetworkClique implements HostTransport {
             return null;
         }
         Channel ch = peers[peer];
-        for (int round = 0; !ch.isWritable(); round++) {
+        for (long start = System.nanoTime(); !ch.isWritable(); ) {
             if (poisoned != null || closed.get() || !ch.isActive()) {
                 frame.release();
                 checkPoison();
                 throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed");
             }
-            pause(round);
+            pause(System.nanoTime() - start);
         }
         ChannelFuture f = ch.writeAndFlush(frame);
         lastWrite[peer] = f;
@@ -344,9 +341,9 @@ final class NetworkClique implements HostTransport {
         for (int j = 0; j < size; j++) {
             ChannelFuture f = lastWrite[j];
             if (f == null) continue;
-            for (int round = 0; !f.isDone(); round++) {
+            for (long start = System.nanoTime(); !f.isDone(); ) {
                 checkPoison();
-                pause(round);
+                pause(System.nanoTime() - start);
             }
             if (!f.isSuccess()) {
                 checkPoison();
@@ -359,9 +356,9 @@ final class NetworkClique implements HostTransport {
     /** Forwards a received frame unchanged to {@code peer} (chained broadcast); takes a reference of its own. */
     void forward(int peer, ByteBuf frame) {
         Channel ch = peers[peer];
-        for (int round = 0; !ch.isWritable(); round++) {
+        for (long start = System.nanoTime(); !ch.isWritable(); ) {
             checkPoison();
-            pause(round);
+            pause(System.nanoTime() - start);
         }
         ch.writeAndFlush(frame.retainedDuplicate().readerIndex(0));
     }
@@ -400,10 +397,10 @@ final class NetworkClique implements HostTransport {
     ByteBuf take(int peer, int lane, int desc, long total, int len, Mismatch mismatch) {
         ConcurrentLinkedQueue<ByteBuf> box = inboxes[peer * Wire.LANES + lane];
         ByteBuf frame;
-        for (int round = 0; (frame = box.poll()) == null; round++) {
+        for (long start = System.nanoTime(); (frame = box.poll()) == null; ) {
             checkPoison();
             if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator");
-            pause(round);
+            pause(System.nanoTime() - start);
         }
         if (frame.getInt(Wire.AT_DESC) != desc) {
             frame.release();

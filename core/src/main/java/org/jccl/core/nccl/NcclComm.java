@@ -7,6 +7,8 @@ import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.CommMemoryStats;
+import org.jccl.core.spi.Backoff;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.MemoryBlock;
@@ -66,10 +68,10 @@ final class NcclComm implements DriverComm {
     /** Polls {@code ncclCommGetAsyncError} on the calling thread until the communicator is no longer in progress. */
     void awaitNotInProgress(String what) {
         int[] state = new int[1];
-        for (int round = 0; ; round++) {
+        for (long start = System.nanoTime(); ; ) {
             check(NativeApi.jn_comm_async_error(lib.ctx, handle, state), "ncclCommGetAsyncError");
             if (state[0] != Errors.IN_PROGRESS) break;
-            NcclDriver.backoff(round);
+            Backoff.LIBRARY_CALL.pause(System.nanoTime() - start);
         }
         check(state[0], what);
     }
@@ -136,7 +138,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public void finalizeComm() {
-        lib.features.require("ncclCommFinalize");
+        lib.features.require(Feature.COMM_FINALIZE);
         complete(NativeApi.jn_comm_finalize(lib.ctx, handle), "ncclCommFinalize");
     }
 
@@ -153,7 +155,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public @Nullable DriverComm split(int color, int key, CommConfig config) {
-        lib.features.require("ncclCommSplit");
+        lib.features.require(Feature.COMM_SPLIT);
         List<BytePointer> strings = ConfigLayout.newStringList();
         byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
         long[] out = new long[1];
@@ -163,7 +165,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public DriverComm shrink(int[] excludedRanks, CommConfig config) {
-        lib.features.require("ncclCommShrink");
+        lib.features.require(Feature.COMM_SHRINK);
         List<BytePointer> strings = ConfigLayout.newStringList();
         byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
         long[] out = new long[1];
@@ -194,7 +196,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public long register(MemoryBlock block, long offset, long bytes) {
-        lib.features.require("ncclCommRegister");
+        lib.features.require(Feature.COMM_REGISTER);
         if (offset < 0 || bytes <= 0 || offset + bytes > block.size()) {
             throw new InvalidArgumentException("register: range outside the block");
         }
@@ -205,13 +207,13 @@ final class NcclComm implements DriverComm {
 
     @Override
     public void deregister(long registration) {
-        lib.features.require("ncclCommDeregister");
+        lib.features.require(Feature.COMM_DEREGISTER);
         complete(NativeApi.jn_comm_deregister(lib.ctx, handle, registration), "ncclCommDeregister");
     }
 
     @Override
     public int createPreMulSum(double hostScalar, @Nullable MemoryBlock deviceScalar, long deviceScalarOffset, DataType type) {
-        lib.features.require("ncclRedOpCreatePreMulSum");
+        lib.features.require(Feature.RED_OP_CREATE_PRE_MUL_SUM);
         int[] op = new int[1];
         int code;
         if (deviceScalar == null) {
@@ -232,19 +234,19 @@ final class NcclComm implements DriverComm {
 
     @Override
     public void suspend(int flags) {
-        lib.features.require("ncclCommSuspend");
+        lib.features.require(Feature.COMM_SUSPEND);
         complete(NativeApi.jn_comm_suspend(lib.ctx, handle, flags), "ncclCommSuspend");
     }
 
     @Override
     public void resume() {
-        lib.features.require("ncclCommResume");
+        lib.features.require(Feature.COMM_RESUME);
         complete(NativeApi.jn_comm_resume(lib.ctx, handle), "ncclCommResume");
     }
 
     @Override
     public CommMemoryStats memStats() {
-        lib.features.require("ncclCommMemStats");
+        lib.features.require(Feature.COMM_MEM_STATS);
         return new CommMemoryStats(stat(STAT_SUSPENDABLE), stat(STAT_SUSPENDED) != 0, stat(STAT_PERSISTENT), stat(STAT_TOTAL));
     }
 
@@ -256,7 +258,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public byte[] growUniqueId() {
-        lib.features.require("ncclCommGetUniqueId");
+        lib.features.require(Feature.COMM_GET_UNIQUE_ID);
         byte[] id = new byte[128];
         check(NativeApi.jn_comm_get_unique_id(lib.ctx, handle, id), "ncclCommGetUniqueId");
         return id;
@@ -264,7 +266,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public DriverComm grow(int newSize, byte @Nullable [] uniqueId, CommConfig config) {
-        lib.features.require("ncclCommGrow");
+        lib.features.require(Feature.COMM_GROW);
         if (uniqueId != null && uniqueId.length != 128) throw new InvalidArgumentException("a unique id has 128 bytes");
         if (newSize <= size()) throw new InvalidArgumentException("grow needs more than the " + size() + " current ranks, not " + newSize);
         List<BytePointer> strings = ConfigLayout.newStringList();
@@ -278,7 +280,7 @@ final class NcclComm implements DriverComm {
 
     @Override
     public void revoke(int flags) {
-        lib.features.require("ncclCommRevoke");
+        lib.features.require(Feature.COMM_REVOKE);
         complete(NativeApi.jn_comm_revoke(lib.ctx, handle, flags), "ncclCommRevoke");
     }
 

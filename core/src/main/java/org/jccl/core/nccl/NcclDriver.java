@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.locks.LockSupport;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.jccl.core.BackendKind;
@@ -16,6 +15,7 @@ import org.jccl.core.OpKind;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
@@ -168,7 +168,7 @@ public final class NcclDriver implements Driver {
             case DEVICE -> onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_malloc(lib.ctx, address, bytes), "cudaMalloc"));
             case PINNED_HOST -> onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_host_alloc(lib.ctx, address, bytes, 0), "cudaHostAlloc"));
             case COMMUNICATION -> {
-                lib.features.require("ncclMemAlloc");
+                lib.features.require(Feature.MEM_ALLOC);
                 onDevice(device, () -> lib.check(NativeApi.jn_mem_alloc(lib.ctx, address, bytes), "ncclMemAlloc", 0));
             }
         }
@@ -316,7 +316,7 @@ public final class NcclDriver implements Driver {
 
     @Override
     public DriverComm initRankScalable(int nranks, int rank, List<byte[]> uniqueIds, int device, CommConfig config) {
-        lib.features.require("ncclCommInitRankScalable");
+        lib.features.require(Feature.COMM_INIT_RANK_SCALABLE);
         if (uniqueIds.isEmpty()) throw new InvalidArgumentException("initRankScalable needs at least one unique id");
         byte[] ids = new byte[128 * uniqueIds.size()];
         for (int i = 0; i < uniqueIds.size(); i++) {
@@ -386,7 +386,7 @@ public final class NcclDriver implements Driver {
 
     @Override
     public float groupSimulateEnd() {
-        lib.features.require("ncclGroupSimulateEnd");
+        lib.features.require(Feature.GROUP_SIMULATE_END);
         float[] micros = new float[1];
         GroupState g = groups.get();
         int code = NativeApi.jn_group_simulate_end(lib.ctx, lib.version, micros);
@@ -399,13 +399,13 @@ public final class NcclDriver implements Driver {
     @Override
     public void checkSupported(OpKind kind) {
         switch (kind) {
-            case GATHER -> lib.features.require("ncclGather");
-            case SCATTER -> lib.features.require("ncclScatter");
+            case GATHER -> lib.features.require(Feature.GATHER);
+            case SCATTER -> lib.features.require(Feature.SCATTER);
             case ALL_TO_ALL -> {
-                if (!lib.features.has("ncclAllToAll")) lib.features.require("ncclAlltoAll");
+                lib.features.require(Feature.ALL_TO_ALL);
             }
-            case ALL_TO_ALL_V -> lib.features.require("ncclAllToAllv");
-            case ALL_REDUCE_WITH_BIAS -> lib.features.require("ncclAllReduceWithBias");
+            case ALL_TO_ALL_V -> lib.features.require(Feature.ALL_TO_ALL_V);
+            case ALL_REDUCE_WITH_BIAS -> lib.features.require(Feature.ALL_REDUCE_WITH_BIAS);
             default -> {
             }
         }
@@ -428,25 +428,25 @@ public final class NcclDriver implements Driver {
             case ALL_GATHER -> NativeApi.jn_all_gather(lib.ctx, send, recv, count, type, c, s);
             case REDUCE_SCATTER -> NativeApi.jn_reduce_scatter(lib.ctx, send, recv, count, type, red, c, s);
             case GATHER -> {
-                lib.features.require("ncclGather");
+                lib.features.require(Feature.GATHER);
                 yield NativeApi.jn_gather(lib.ctx, send, recv, count, type, op.peer(), c, s);
             }
             case SCATTER -> {
-                lib.features.require("ncclScatter");
+                lib.features.require(Feature.SCATTER);
                 yield NativeApi.jn_scatter(lib.ctx, send, recv, count, type, op.peer(), c, s);
             }
             case ALL_TO_ALL -> {
-                if (!lib.features.has("ncclAllToAll")) lib.features.require("ncclAlltoAll");
+                lib.features.require(Feature.ALL_TO_ALL);
                 yield NativeApi.jn_all_to_all(lib.ctx, send, recv, count, type, c, s);
             }
             case ALL_TO_ALL_V -> {
-                lib.features.require("ncclAllToAllv");
+                lib.features.require(Feature.ALL_TO_ALL_V);
                 LaunchOp.VarCounts v = Objects.requireNonNull(op.counts(), "allToAllv counts");
                 yield NativeApi.jn_all_to_allv(lib.ctx, send, v.sendCounts(), v.sendDisplacements(), recv, v.recvCounts(),
                         v.recvDisplacements(), type, c, s);
             }
             case ALL_REDUCE_WITH_BIAS -> {
-                lib.features.require("ncclAllReduceWithBias");
+                lib.features.require(Feature.ALL_REDUCE_WITH_BIAS);
                 long bias = Objects.requireNonNull(op.bias(), "bias").address();
                 yield NativeApi.jn_all_reduce_with_bias(lib.ctx, send, recv, count, type, red, c, s, bias);
             }
@@ -511,17 +511,6 @@ public final class NcclDriver implements Driver {
         int n = 0;
         while (n < bytes.length && bytes[n] != 0) n++;
         return new String(bytes, 0, n, StandardCharsets.UTF_8);
-    }
-
-    /** Parks briefly between polls of a non-blocking call: spin first, then sleep up to 100 µs. */
-    static void backoff(int round) {
-        if (round < 100) {
-            Thread.onSpinWait();
-        } else if (round < 200) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(Math.min(100_000L, 1_000L * (round - 199)));
-        }
     }
 
     /** The current thread's group nesting and the non-blocking communicators launched in it. */

@@ -1,34 +1,49 @@
-package org.jccl.core.engine;
+package org.jccl.core.spi;
 
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.config.JcclSettings;
 
 /**
- * How jccl's own threads wait while they expect more work soon: busy-poll for the spin period after the last
- * activity (a GPU round trip is tens of microseconds: waking a parked thread would cost as much), then yield, then
- * park for growing intervals up to a cap. Threads with nothing pending park without a timeout instead.
+ * The one way jccl's threads wait for something expected soon: busy-poll for {@code spin} after the last progress
+ * (a GPU round trip or a peer's answer takes microseconds; waking a parked thread would cost as much), then yield
+ * until {@code yield}, then park for growing intervals up to {@code maxPark}. Whoever makes the awaited progress
+ * unparks the waiter, so the interval only bounds a missed wake-up. Threads that can wait for a wake-up alone (the
+ * event thread with nothing pending, an idle launch queue) park without a timeout once {@link #isIdle} says so.
+ *
+ * @param spinNanos    busy-poll time after the last progress
+ * @param yieldNanos   time after the last progress until which the thread yields instead of parking
+ * @param maxParkNanos the longest single park
  */
-public final class Backoff {
-    public static final long SPIN_NANOS = JcclSettings.SPIN.duration().toNanos();
+public record Backoff(long spinNanos, long yieldNanos, long maxParkNanos) {
+    private static final long SPIN = JcclSettings.SPIN.duration().toNanos();
+
     /**
-     * How long after the last activity the threads only yield (stay responsive) before they sleep. A timed park
-     * sleeps at least the kernel's timer slack (about 50 us), too coarse while GPU work of a few hundred
-     * microseconds completes back to back.
+     * The event and launch threads ({@code jccl.spin}, {@code jccl.maxPollInterval}). They yield until 1 ms after
+     * the last activity: a timed park sleeps at least the kernel's timer slack (about 50 µs), too coarse while GPU
+     * work of a few hundred microseconds completes back to back.
      */
-    public static final long YIELD_NANOS = Math.max(SPIN_NANOS * 4, 1_000_000);
-    public static final long MAX_PARK_NANOS = Math.max(1_000, JcclSettings.MAX_POLL_INTERVAL.duration().toNanos());
+    public static final Backoff ENGINE = new Backoff(SPIN, Math.max(SPIN * 4, 1_000_000),
+            Math.max(1_000, JcclSettings.MAX_POLL_INTERVAL.duration().toNanos()));
 
-    private Backoff() {
-    }
+    /** Host-backend ranks and streams waiting for each other: ranks may outnumber cores, so spinning is short. */
+    public static final Backoff HOST_PEERS = new Backoff(20_000, 60_000, 1_000_000);
 
-    /** Waits a little, according to how long ago the last activity was; returns at once after a wake-up. */
-    static void pause(long idleNanos) {
-        if (idleNanos < SPIN_NANOS) {
+    /** A launch thread polling a non-blocking library call until it is no longer in progress. */
+    public static final Backoff LIBRARY_CALL = new Backoff(5_000, 20_000, 100_000);
+
+    /** Waits a little, according to how long ago the last progress was; returns at once after an unpark. */
+    public void pause(long idleNanos) {
+        if (idleNanos < spinNanos) {
             Thread.onSpinWait();
-        } else if (idleNanos < YIELD_NANOS) {
+        } else if (idleNanos < yieldNanos) {
             Thread.yield();
         } else {
-            LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1_000 + (idleNanos - YIELD_NANOS) / 8));
+            LockSupport.parkNanos(this, Math.min(maxParkNanos, 1_000 + (idleNanos - yieldNanos) / 8));
         }
+    }
+
+    /** Whether a thread idle this long has stopped spinning and yielding (may park until woken). */
+    public boolean isIdle(long idleNanos) {
+        return idleNanos >= yieldNanos;
     }
 }

@@ -17,23 +17,20 @@ public final class SerialWorker implements Runnable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private final Runnable onStart;
-    private final long spinNanos;
-    private final long yieldNanos;
+    private final Backoff backoff;
     private volatile boolean parked;
     private volatile boolean stopping;
 
     /**
      * Starts the thread.
      *
-     * @param name       the thread's name
-     * @param onStart    run first on the thread (e.g. setting the current device)
-     * @param spinNanos  busy-poll time after a task
-     * @param yieldNanos time after a task until which the thread yields instead of parking ({@code <= spinNanos}: none)
+     * @param name    the thread's name
+     * @param onStart run first on the thread (e.g. setting the current device)
+     * @param backoff how it waits after a task before it parks
      */
-    public SerialWorker(String name, Runnable onStart, long spinNanos, long yieldNanos) {
+    public SerialWorker(String name, Runnable onStart, Backoff backoff) {
         this.onStart = onStart;
-        this.spinNanos = spinNanos;
-        this.yieldNanos = Math.max(spinNanos, yieldNanos);
+        this.backoff = backoff;
         this.thread = new Thread(this, name);
         thread.setDaemon(true);
         thread.start();
@@ -90,10 +87,8 @@ public final class SerialWorker implements Runnable {
                 continue;
             }
             long idle = System.nanoTime() - lastTask;
-            if (idle < spinNanos) {
-                Thread.onSpinWait();
-            } else if (idle < yieldNanos) {
-                Thread.yield();
+            if (!backoff.isIdle(idle)) {
+                backoff.pause(idle);
             } else {
                 parked = true; // set before the re-check: a submission either is seen here or unparks us
                 if (tasks.isEmpty() && !stopping) LockSupport.park(this);

@@ -19,8 +19,8 @@ class SerialWorkerTest {
      */
     @Test
     void anAcceptedTaskIsNeverDropped() throws Exception {
-        for (int round = 0; round < 3000; round++) {
-            SerialWorker worker = new SerialWorker("test-worker", () -> { }, 0, 0);
+        for (int round = 0; round < 1000; round++) {
+            SerialWorker worker = new SerialWorker("test-worker", () -> { }, new Backoff(0, 0, 1_000));
             AtomicInteger accepted = new AtomicInteger();
             AtomicInteger ran = new AtomicInteger();
             CountDownLatch go = new CountDownLatch(1);
@@ -41,7 +41,7 @@ class SerialWorkerTest {
 
     @Test
     void nothingIsAcceptedOnceStopped() {
-        SerialWorker worker = new SerialWorker("test-worker", () -> { }, 0, 0);
+        SerialWorker worker = new SerialWorker("test-worker", () -> { }, new Backoff(0, 0, 1_000));
         worker.stop();
         assertFalse(worker.submit(() -> { }));
     }
