@@ -8,6 +8,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jccl.core.Buffer;
 import org.jccl.core.CommConfig;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.CommOptions;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
@@ -15,6 +16,7 @@ import org.jccl.core.Operation;
 import org.jccl.core.PreMulSum;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.Registration;
+import org.jccl.core.UniqueId;
 import org.jccl.core.Work;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
@@ -253,6 +255,45 @@ public final class ReactiveCommunicator implements AutoCloseable {
         return created(() -> communicator.shrink(excludedRanks, config, options));
     }
 
+    /**
+     * {@link Communicator#suspend()} at subscription: releases the communicator's dynamic GPU memory, in issue
+     * order after the work already issued. Fails with {@code UnsupportedFeatureException} where the library lacks it.
+     */
+    public Mono<Void> suspend() {
+        return FutureMono.of(communicator::suspend, scheduler);
+    }
+
+    /** {@link Communicator#resume()} at subscription: restores what {@link #suspend()} released. */
+    public Mono<Void> resume() {
+        return FutureMono.of(communicator::resume, scheduler);
+    }
+
+    /** {@link Communicator#memStats()} at subscription: the GPU memory the library tracks for this communicator. */
+    public Mono<CommMemoryStats> memStats() {
+        return FutureMono.of(communicator::memStats, scheduler);
+    }
+
+    /**
+     * {@link Communicator#revoke()} at subscription: stops the in-flight operations so that the communicator can be
+     * shrunk or destroyed. It runs on its own thread, not behind the operations it stops.
+     */
+    public Mono<Void> revoke() {
+        return FutureMono.of(communicator::revoke, scheduler);
+    }
+
+    /** {@link Communicator#growUniqueId()} at subscription: the id new ranks use to join through {@link #grow}. */
+    public Mono<UniqueId> growUniqueId() {
+        return FutureMono.of(communicator::growUniqueId, scheduler);
+    }
+
+    /**
+     * {@link Communicator#grow} at subscription, on every current rank; emits the communicator of {@code newSize}
+     * ranks. The rank that made the id passes it, the others pass null.
+     */
+    public Mono<ReactiveCommunicator> grow(int newSize, @Nullable UniqueId id, CommConfig config, CommOptions options) {
+        return created(() -> communicator.grow(newSize, id, config, options));
+    }
+
     /** {@link Communicator#createPreMulSum(double, DataType)} at subscription. */
     public Mono<PreMulSum> createPreMulSum(double scalar, DataType type) {
         return FutureMono.of(() -> communicator.createPreMulSum(scalar, type), PreMulSum::close, scheduler);
@@ -269,7 +310,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
     }
 
     /** {@link Communicator#closeAsync()} at subscription: drains pending work, then destroys. Idempotent. */
-    public Mono<Void> closeLater() {
+    public Mono<Void> closeAsync() {
         return FutureMono.of(communicator::closeAsync, scheduler);
     }
 

@@ -61,6 +61,14 @@ public final class ReactiveGroup {
         return FutureMono.of(() -> toCore().submit(), scheduler());
     }
 
+    /**
+     * {@link Group#simulate()} at subscription: the library's estimate of the group's time in microseconds, without
+     * launching it. Fails with {@code UnsupportedFeatureException} where the library lacks {@code ncclGroupSimulateEnd}.
+     */
+    public Mono<Float> simulate() {
+        return FutureMono.of(() -> toCore().simulate(), scheduler());
+    }
+
     /** A core group of these operations; made at subscription, so that bad operations fail the subscription. */
     private Group toCore() {
         Group group = Group.create();

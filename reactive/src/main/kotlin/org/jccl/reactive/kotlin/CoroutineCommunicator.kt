@@ -8,6 +8,7 @@ import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
 import org.jccl.core.Buffer
 import org.jccl.core.CommConfig
+import org.jccl.core.CommMemoryStats
 import org.jccl.core.CommOptions
 import org.jccl.core.Communicator
 import org.jccl.core.DataType
@@ -15,6 +16,7 @@ import org.jccl.core.Operation
 import org.jccl.core.PreMulSum
 import org.jccl.core.ReduceOp
 import org.jccl.core.Registration
+import org.jccl.core.UniqueId
 import org.jccl.core.Work
 import org.jccl.core.error.InvalidArgumentException
 import org.jccl.reactive.ReactiveCommunicator
@@ -177,6 +179,34 @@ class CoroutineCommunicator(
     suspend fun shrink(excludedRanks: IntArray, config: CommConfig, options: CommOptions): CoroutineCommunicator =
         CoroutineCommunicator(reactive.shrink(excludedRanks, config, options).awaitSingle())
 
+    /**
+     * [Communicator.suspend]: releases the communicator's dynamic GPU memory, in issue order after the work already
+     * issued. Throws [org.jccl.core.error.UnsupportedFeatureException] where the library lacks it.
+     */
+    suspend fun suspend() {
+        reactive.suspend().awaitSingleOrNull()
+    }
+
+    /** [Communicator.resume]: restores what [suspend] released. */
+    suspend fun resume() {
+        reactive.resume().awaitSingleOrNull()
+    }
+
+    /** [Communicator.memStats]: the GPU memory the library tracks for this communicator. */
+    suspend fun memStats(): CommMemoryStats = reactive.memStats().awaitSingle()
+
+    /** [Communicator.revoke]: stops the in-flight operations so that the communicator can be shrunk or destroyed. */
+    suspend fun revoke() {
+        reactive.revoke().awaitSingleOrNull()
+    }
+
+    /** [Communicator.growUniqueId]: the id new ranks use to join through [grow]. */
+    suspend fun growUniqueId(): UniqueId = reactive.growUniqueId().awaitSingle()
+
+    /** [Communicator.grow], on every current rank: the rank that made [id] passes it, the others pass null. */
+    suspend fun grow(newSize: Int, id: UniqueId?, config: CommConfig, options: CommOptions): CoroutineCommunicator =
+        CoroutineCommunicator(reactive.grow(newSize, id, config, options).awaitSingle())
+
     /** [Communicator.createPreMulSum] with a host scalar. */
     suspend fun createPreMulSum(scalar: Double, type: DataType): PreMulSum =
         reactive.createPreMulSum(scalar, type).awaitSingle()
@@ -189,8 +219,8 @@ class CoroutineCommunicator(
     suspend fun register(buffer: Buffer): Registration = reactive.register(buffer).awaitSingle()
 
     /** [Communicator.closeAsync]: drains pending work, then destroys; suspends, never blocks a thread. */
-    suspend fun close() {
-        reactive.closeLater().awaitSingleOrNull()
+    suspend fun closeAsync() {
+        reactive.closeAsync().awaitSingleOrNull()
     }
 
     /** [Communicator.abort]: fails pending work and frees the communicator; never hangs. */

@@ -65,7 +65,7 @@ class HostCoroutineTest {
     @AfterEach
     fun closeEverything() = runBlocking<Unit> {
         // Every rank closes at once: finalizing one rank may wait for its peers.
-        communicators.map { c -> async { if (c.communicator.pendingCount() > 0) c.abort() else c.close() } }.awaitAll()
+        communicators.map { c -> async { if (c.communicator.pendingCount() > 0) c.abort() else c.closeAsync() } }.awaitAll()
         buffers.forEach(Buffer::close)
     }
 
