@@ -10,7 +10,6 @@ import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -43,15 +42,9 @@ final class Pipeline {
                     Work work = timeout == null ? communicator.submit(operation) : communicator.submit(operation, timeout);
                     return new Launched<T>(item, work);
                 })
-                .flatMapSequential(launched -> awaitWork(launched.work()).thenReturn(launched.item()), maxInFlight, 1);
+                .flatMapSequential(launched -> FutureMono.of(launched::work, null).thenReturn(launched.item()),
+                        maxInFlight, 1);
         // Prefetch maxInFlight: completed items waiting for a slow consumer stay bounded too.
         return scheduler == null ? flux : flux.publishOn(scheduler, maxInFlight);
-    }
-
-    private static Mono<Void> awaitWork(Work work) {
-        return Mono.create(sink -> work.whenComplete((ignored, error) -> {
-            if (error == null) sink.success();
-            else sink.error(Signals.unwrap(error));
-        }));
     }
 }

@@ -3,6 +3,8 @@ package org.jccl.reactive;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.jccl.core.Backend;
 import org.jccl.core.CommConfig;
 import org.jccl.core.CommOptions;
@@ -50,8 +52,7 @@ public final class ReactiveBackend {
     /** {@link Backend#initRank(UniqueId, int, int, int, CommConfig, CommOptions)} at subscription. */
     public Mono<ReactiveCommunicator> initRank(UniqueId id, int nranks, int rank, int device, CommConfig config,
                                                CommOptions options) {
-        return wrapOne(Signals.creation(() -> backend.initRank(id, nranks, rank, device, config, options),
-                Signals::closeOrphan, null));
+        return createdOne(() -> backend.initRank(id, nranks, rank, device, config, options));
     }
 
     /** {@link Backend#initRank(UniqueId, int, int, int)} at subscription: default configuration and options. */
@@ -62,33 +63,33 @@ public final class ReactiveBackend {
     /** {@link Backend#initRankScalable} at subscription. */
     public Mono<ReactiveCommunicator> initRankScalable(List<UniqueId> ids, int nranks, int rank, int device,
                                                        CommConfig config, CommOptions options) {
-        return wrapOne(Signals.creation(() -> backend.initRankScalable(ids, nranks, rank, device, config, options),
-                Signals::closeOrphan, null));
+        return createdOne(() -> backend.initRankScalable(ids, nranks, rank, device, config, options));
     }
 
     /** {@link Backend#initAll(int[], CommOptions)} at subscription: one communicator per device, in rank order. */
     public Mono<List<ReactiveCommunicator>> initAll(int[] devices, CommOptions options) {
-        return wrapAll(Signals.creation(() -> backend.initAll(devices, options), ReactiveBackend::closeAll, null));
+        return createdAll(() -> backend.initAll(devices, options));
     }
 
     /** {@link Backend#initAll(int)} at subscription: {@code n} ranks, default options. */
     public Mono<List<ReactiveCommunicator>> initAll(int n) {
-        return wrapAll(Signals.creation(() -> backend.initAll(n), ReactiveBackend::closeAll, null));
+        return createdAll(() -> backend.initAll(n));
     }
 
-    private Mono<ReactiveCommunicator> wrapOne(Mono<Communicator> created) {
-        return Signals.on(created.map(c -> ReactiveCommunicator.of(c, scheduler)), scheduler);
+    private Mono<ReactiveCommunicator> createdOne(Supplier<CompletableFuture<Communicator>> start) {
+        return FutureMono.of(start, ReactiveCommunicator::closeUnclaimed, scheduler)
+                .map(c -> ReactiveCommunicator.of(c, scheduler));
     }
 
-    private Mono<List<ReactiveCommunicator>> wrapAll(Mono<List<Communicator>> created) {
-        return Signals.on(created.map(list -> {
+    private Mono<List<ReactiveCommunicator>> createdAll(Supplier<CompletableFuture<List<Communicator>>> start) {
+        return FutureMono.of(start, ReactiveBackend::closeUnclaimed, scheduler).map(list -> {
             List<ReactiveCommunicator> out = new ArrayList<>(list.size());
             for (Communicator c : list) out.add(ReactiveCommunicator.of(c, scheduler));
             return List.copyOf(out);
-        }), scheduler);
+        });
     }
 
-    private static void closeAll(List<Communicator> communicators) {
-        for (Communicator c : communicators) Signals.closeOrphan(c);
+    private static void closeUnclaimed(List<Communicator> communicators) {
+        for (Communicator c : communicators) ReactiveCommunicator.closeUnclaimed(c);
     }
 }

@@ -3,10 +3,12 @@ package org.jccl.reactive;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jccl.core.Buffer;
 import org.jccl.core.CommConfig;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.CommOptions;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
@@ -14,6 +16,7 @@ import org.jccl.core.Operation;
 import org.jccl.core.PreMulSum;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.Registration;
+import org.jccl.core.UniqueId;
 import org.jccl.core.Work;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
@@ -180,7 +183,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
 
     /** {@link Communicator#submit(Operation, Duration)}: one operation with its own timeout (zero: none). */
     public Mono<Void> submit(Operation operation, Duration timeout) {
-        return Signals.completion(() -> communicator.submit(Objects.requireNonNull(operation, "operation"),
+        return FutureMono.of(() -> communicator.submit(Objects.requireNonNull(operation, "operation"),
                 Objects.requireNonNull(timeout, "timeout")), scheduler);
     }
 
@@ -190,7 +193,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
      * {@link ReactiveGroup}.
      */
     public Mono<Void> submitGroup(List<Operation> operations) {
-        return Signals.completion(() -> communicator.submitGroup(Objects.requireNonNull(operations, "operations")),
+        return FutureMono.of(() -> communicator.submitGroup(Objects.requireNonNull(operations, "operations")),
                 scheduler);
     }
 
@@ -200,7 +203,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
      */
     public Mono<Work> issue(Operation operation) {
         Objects.requireNonNull(operation, "operation");
-        return Signals.on(Mono.fromSupplier(() -> timeout == null ? communicator.submit(operation)
+        return FutureMono.publishOn(Mono.fromSupplier(() -> timeout == null ? communicator.submit(operation)
                 : communicator.submit(operation, timeout)), scheduler);
     }
 
@@ -234,8 +237,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
      * (with this copy's scheduler). If the subscriber cancels first, the new communicator is closed when ready.
      */
     public Mono<ReactiveCommunicator> split(int color, int key, CommConfig config, CommOptions options) {
-        return Signals.<Communicator>creation(() -> communicator.split(color, key, config, options),
-                Signals::closeOrphan, null).map(this::child).transform(m -> Signals.on(m, scheduler));
+        return created(() -> communicator.split(color, key, config, options));
     }
 
     /** {@link #split(int, int, CommConfig, CommOptions)} with the default configuration and this one's options. */
@@ -245,38 +247,76 @@ public final class ReactiveCommunicator implements AutoCloseable {
 
     /** {@link Communicator#splitExcluded()} at subscription: takes part in a split without joining. */
     public Mono<Void> splitExcluded() {
-        return Signals.action(communicator::splitExcluded, scheduler);
+        return FutureMono.of(communicator::splitExcluded, scheduler);
     }
 
     /** {@link Communicator#shrink} at subscription; emits the communicator of the remaining ranks. */
     public Mono<ReactiveCommunicator> shrink(int[] excludedRanks, CommConfig config, CommOptions options) {
-        return Signals.<Communicator>creation(() -> communicator.shrink(excludedRanks, config, options),
-                Signals::closeOrphan, null).map(this::child).transform(m -> Signals.on(m, scheduler));
+        return created(() -> communicator.shrink(excludedRanks, config, options));
+    }
+
+    /**
+     * {@link Communicator#suspend()} at subscription: releases the communicator's dynamic GPU memory, in issue
+     * order after the work already issued. Fails with {@code UnsupportedFeatureException} where the library lacks it.
+     */
+    public Mono<Void> suspend() {
+        return FutureMono.of(communicator::suspend, scheduler);
+    }
+
+    /** {@link Communicator#resume()} at subscription: restores what {@link #suspend()} released. */
+    public Mono<Void> resume() {
+        return FutureMono.of(communicator::resume, scheduler);
+    }
+
+    /** {@link Communicator#memStats()} at subscription: the GPU memory the library tracks for this communicator. */
+    public Mono<CommMemoryStats> memStats() {
+        return FutureMono.of(communicator::memStats, scheduler);
+    }
+
+    /**
+     * {@link Communicator#revoke()} at subscription: stops the in-flight operations so that the communicator can be
+     * shrunk or destroyed. It runs on its own thread, not behind the operations it stops.
+     */
+    public Mono<Void> revoke() {
+        return FutureMono.of(communicator::revoke, scheduler);
+    }
+
+    /** {@link Communicator#growUniqueId()} at subscription: the id new ranks use to join through {@link #grow}. */
+    public Mono<UniqueId> growUniqueId() {
+        return FutureMono.of(communicator::growUniqueId, scheduler);
+    }
+
+    /**
+     * {@link Communicator#grow} at subscription, on every current rank; emits the communicator of {@code newSize}
+     * ranks. The rank that made the id passes it, the others pass null.
+     */
+    public Mono<ReactiveCommunicator> grow(int newSize, @Nullable UniqueId id, CommConfig config, CommOptions options) {
+        return created(() -> communicator.grow(newSize, id, config, options));
     }
 
     /** {@link Communicator#createPreMulSum(double, DataType)} at subscription. */
     public Mono<PreMulSum> createPreMulSum(double scalar, DataType type) {
-        return Signals.creation(() -> communicator.createPreMulSum(scalar, type), PreMulSum::close, scheduler);
+        return FutureMono.of(() -> communicator.createPreMulSum(scalar, type), PreMulSum::close, scheduler);
     }
 
     /** {@link Communicator#createPreMulSum(Buffer, DataType)} at subscription. */
     public Mono<PreMulSum> createPreMulSum(Buffer scalar, DataType type) {
-        return Signals.creation(() -> communicator.createPreMulSum(scalar, type), PreMulSum::close, scheduler);
+        return FutureMono.of(() -> communicator.createPreMulSum(scalar, type), PreMulSum::close, scheduler);
     }
 
     /** {@link Communicator#register} at subscription; close the registration to deregister. */
     public Mono<Registration> register(Buffer buffer) {
-        return Signals.creation(() -> communicator.register(buffer), Registration::close, scheduler);
+        return FutureMono.of(() -> communicator.register(buffer), Registration::close, scheduler);
     }
 
     /** {@link Communicator#closeAsync()} at subscription: drains pending work, then destroys. Idempotent. */
-    public Mono<Void> closeLater() {
-        return Signals.action(communicator::closeAsync, scheduler);
+    public Mono<Void> closeAsync() {
+        return FutureMono.of(communicator::closeAsync, scheduler);
     }
 
     /** {@link Communicator#abort()} at subscription: fails pending work and frees the communicator; never hangs. */
     public Mono<Void> abort() {
-        return Signals.action(communicator::abort, scheduler);
+        return FutureMono.of(communicator::abort, scheduler);
     }
 
     /** {@link Communicator#close()}: blocks until drained and destroyed. Never call it on the event thread. */
@@ -287,14 +327,27 @@ public final class ReactiveCommunicator implements AutoCloseable {
 
     // ---- internals
 
+    /**
+     * A communicator that {@code start} makes from this one, wrapped with this copy's scheduler (not its timeout,
+     * which was chosen for this communicator's operations). One nobody receives is closed once ready.
+     */
+    private Mono<ReactiveCommunicator> created(Supplier<CompletableFuture<Communicator>> start) {
+        return FutureMono.of(start, ReactiveCommunicator::closeUnclaimed, scheduler).map(this::child);
+    }
+
     private ReactiveCommunicator child(Communicator c) {
         return new ReactiveCommunicator(c, scheduler, null);
+    }
+
+    /** Closes a communicator that was created for a subscriber who cancelled, without blocking the thread. */
+    static void closeUnclaimed(Communicator communicator) {
+        communicator.closeAsync();
     }
 
     /** One operation per subscription: the operation is built and issued when subscribed. */
     private Mono<Void> submitted(Supplier<Operation> operation) {
         Duration t = timeout;
-        return Signals.completion(() -> t == null ? communicator.submit(operation.get())
+        return FutureMono.of(() -> t == null ? communicator.submit(operation.get())
                 : communicator.submit(operation.get(), t), scheduler);
     }
 }

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Objects;
 import org.jccl.core.Group;
 import org.jccl.core.Operation;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * A group call as a cold {@link Mono}: operations on one or several communicators, issued between one
@@ -56,10 +58,26 @@ public final class ReactiveGroup {
 
     /** A Mono that issues the whole group at each subscription and completes when every operation has. */
     public Mono<Void> submit() {
-        return Signals.completion(() -> {
-            Group group = Group.create();
-            for (Entry e : entries) group.add(e.communicator().communicator(), e.operation());
-            return group.submit();
-        }, entries.isEmpty() ? null : entries.get(0).communicator().scheduler());
+        return FutureMono.of(() -> toCore().submit(), scheduler());
+    }
+
+    /**
+     * {@link Group#simulate()} at subscription: the library's estimate of the group's time in microseconds, without
+     * launching it. Fails with {@code UnsupportedFeatureException} where the library lacks {@code ncclGroupSimulateEnd}.
+     */
+    public Mono<Float> simulate() {
+        return FutureMono.of(() -> toCore().simulate(), scheduler());
+    }
+
+    /** A core group of these operations; made at subscription, so that bad operations fail the subscription. */
+    private Group toCore() {
+        Group group = Group.create();
+        for (Entry e : entries) group.add(e.communicator().communicator(), e.operation());
+        return group;
+    }
+
+    /** The scheduler of the first communicator added, or null (the event thread) for an empty group. */
+    private @Nullable Scheduler scheduler() {
+        return entries.isEmpty() ? null : entries.get(0).communicator().scheduler();
     }
 }

@@ -4,10 +4,12 @@
  * <ul>
  *   <li>{@link org.jccl.reactive.ReactiveBackend}: communicator creation ({@code initRank}, {@code initRankScalable},
  *       {@code initAll}) as Monos.</li>
- *   <li>{@link org.jccl.reactive.ReactiveCommunicator}: every operation of {@link org.jccl.core.Communicator}, with
- *       the same names and parameters, as a cold {@code Mono<Void>}; split, shrink, registration, close and
- *       abort.</li>
- *   <li>{@link org.jccl.reactive.ReactiveGroup}: a group call over one or several communicators.</li>
+ *   <li>{@link org.jccl.reactive.ReactiveCommunicator}: every operation and communicator-level call of
+ *       {@link org.jccl.core.Communicator}, with the same names and parameters, as a cold {@code Mono}: operations
+ *       as {@code Mono<Void>}, calls with a result as {@code Mono<T>} (split, shrink and grow emit reactive
+ *       communicators).</li>
+ *   <li>{@link org.jccl.reactive.ReactiveGroup}: a group call over one or several communicators, submitted or
+ *       simulated.</li>
  *   <li>{@link org.jccl.reactive.ReactiveCommunicator#pipeline}: a Flux of items through a communicator with at
  *       most N operations in flight.</li>
  * </ul>

@@ -75,7 +75,7 @@ class HostReactiveTest extends ReactiveSuite {
                     .expectComplete().verify(WAIT);
             for (Buffer x : bufs) x.close();
         } finally {
-            Flux.fromIterable(comms).flatMap(ReactiveCommunicator::closeLater).then().block(WAIT);
+            Flux.fromIterable(comms).flatMap(ReactiveCommunicator::closeAsync).then().block(WAIT);
         }
     }
 

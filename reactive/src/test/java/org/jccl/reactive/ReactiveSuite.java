@@ -499,7 +499,7 @@ abstract class ReactiveSuite {
     }
 
     @Test
-    void registerEmitsARegistrationAndCloseLaterCloses() {
+    void registerEmitsARegistrationAndCloseAsyncCloses() {
         Ranks r = open();
         Buffer b = r.backend.allocateForCommunication(r.core(0).device(), 1024);
         try {
@@ -509,10 +509,10 @@ abstract class ReactiveSuite {
         } finally {
             b.close();
         }
-        Mono<Void> close = r.comm(0).closeLater();
-        assertTrue(r.core(0).isOpen(), "closeLater() is lazy");
+        Mono<Void> close = r.comm(0).closeAsync();
+        assertTrue(r.core(0).isOpen(), "closeAsync() is lazy");
         // Close every rank together: finalizing one may wait for its peers.
-        StepVerifier.create(r.all(i -> i == 0 ? close : r.comm(i).closeLater())).expectComplete().verify(WAIT);
+        StepVerifier.create(r.all(i -> i == 0 ? close : r.comm(i).closeAsync())).expectComplete().verify(WAIT);
         for (int i = 0; i < r.size(); i++) assertTrue(!r.core(i).isOpen());
     }
 

@@ -1,13 +1,11 @@
 package org.jccl.reactive.kotlin
 
 import kotlinx.coroutines.reactor.awaitSingle
-import kotlinx.coroutines.reactor.awaitSingleOrNull
 import org.jccl.core.Backend
 import org.jccl.core.CommConfig
 import org.jccl.core.CommOptions
 import org.jccl.core.UniqueId
 import org.jccl.reactive.ReactiveBackend
-import org.jccl.reactive.ReactiveGroup
 
 /**
  * Communicator creation as `suspend` functions; nothing blocks the caller's thread. Obtained with
@@ -43,8 +41,3 @@ class CoroutineBackend(
 
 /** The coroutine shape of this backend. */
 fun Backend.coroutines(): CoroutineBackend = CoroutineBackend(ReactiveBackend.of(this))
-
-/** Issues this group call and suspends until every operation in it has completed. */
-suspend fun ReactiveGroup.await() {
-    submit().awaitSingleOrNull()
-}

@@ -1,13 +1,21 @@
 package org.jccl.reactive.kotlin
 
 import java.time.Duration
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
-import kotlinx.coroutines.future.await
+import kotlinx.coroutines.flow.onEach
+import kotlinx.coroutines.reactive.asFlow
+import kotlinx.coroutines.reactor.asFlux
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
+import kotlinx.coroutines.sync.Semaphore
+import kotlinx.coroutines.yield
 import org.jccl.core.Buffer
 import org.jccl.core.CommConfig
+import org.jccl.core.CommMemoryStats
 import org.jccl.core.CommOptions
 import org.jccl.core.Communicator
 import org.jccl.core.DataType
@@ -15,6 +23,7 @@ import org.jccl.core.Operation
 import org.jccl.core.PreMulSum
 import org.jccl.core.ReduceOp
 import org.jccl.core.Registration
+import org.jccl.core.UniqueId
 import org.jccl.core.Work
 import org.jccl.core.error.InvalidArgumentException
 import org.jccl.reactive.ReactiveCommunicator
@@ -134,28 +143,29 @@ class CoroutineCommunicator(
 
     /**
      * Runs [items] through this communicator as a [Flow]: each item's operation is launched in item order, at most
-     * [maxInFlight] are in flight, and each item is emitted, in order, once its operation has completed.
+     * [maxInFlight] are in flight, and each item is emitted, in order, once its operation has completed. This is
+     * [ReactiveCommunicator.pipeline] (the one implementation) behind a Flow.
      *
      * The launch of item `i + maxInFlight` waits until item `i` was emitted and its collector returned, so buffers
-     * can be reused in a ring of [maxInFlight] slots. Collection is sequential: the flow is cold and launches on the
-     * collecting coroutine. Cancelling the collector detaches the operations already launched.
+     * can be reused in a ring of [maxInFlight] slots. The flow is cold; [items] and [toOperation] run on the
+     * collecting coroutine's dispatcher, in item order. Cancelling the collector detaches the operations already
+     * launched.
      */
-    fun <T> pipeline(items: Flow<T>, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> {
+    fun <T : Any> pipeline(items: Flow<T>, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> {
         if (maxInFlight < 1) throw InvalidArgumentException("maxInFlight must be at least 1, not $maxInFlight")
         return flow {
-            val inFlight = ArrayDeque<Pair<T, Work>>(maxInFlight)
-            items.collect { item ->
-                if (inFlight.size == maxInFlight) {
-                    val (done, work) = inFlight.removeFirst()
-                    work.await() // cancelling here calls Work.cancel, a no-op: the operation detaches
-                    emit(done)
-                }
-                inFlight.addLast(item to issue(toOperation(item)))
-            }
-            while (inFlight.isNotEmpty()) {
-                val (done, work) = inFlight.removeFirst()
-                work.await()
-                emit(done)
+            // One permit per buffer slot, returned when the collector is done with an item. The Flux alone would
+            // count an item as taken once handed to asFlow's buffer, before the collector has seen it.
+            val slots = Semaphore(maxInFlight)
+            // The source runs on this collector's dispatcher, so user code never runs on jccl's event thread.
+            val launchContext = currentCoroutineContext()[ContinuationInterceptor] ?: EmptyCoroutineContext
+            val gated = items.onEach { slots.acquire() }.asFlux(launchContext)
+            reactive.pipeline(gated, { item -> toOperation(item) }, maxInFlight).asFlow().collect { item ->
+                emit(item)
+                slots.release()
+                // The launch this release allows runs before the next item is taken, so that maxInFlight stay in
+                // flight even when this collector and the launches share one thread.
+                yield()
             }
         }
     }
@@ -177,6 +187,34 @@ class CoroutineCommunicator(
     suspend fun shrink(excludedRanks: IntArray, config: CommConfig, options: CommOptions): CoroutineCommunicator =
         CoroutineCommunicator(reactive.shrink(excludedRanks, config, options).awaitSingle())
 
+    /**
+     * [Communicator.suspend]: releases the communicator's dynamic GPU memory, in issue order after the work already
+     * issued. Throws [org.jccl.core.error.UnsupportedFeatureException] where the library lacks it.
+     */
+    suspend fun suspend() {
+        reactive.suspend().awaitSingleOrNull()
+    }
+
+    /** [Communicator.resume]: restores what [suspend] released. */
+    suspend fun resume() {
+        reactive.resume().awaitSingleOrNull()
+    }
+
+    /** [Communicator.memStats]: the GPU memory the library tracks for this communicator. */
+    suspend fun memStats(): CommMemoryStats = reactive.memStats().awaitSingle()
+
+    /** [Communicator.revoke]: stops the in-flight operations so that the communicator can be shrunk or destroyed. */
+    suspend fun revoke() {
+        reactive.revoke().awaitSingleOrNull()
+    }
+
+    /** [Communicator.growUniqueId]: the id new ranks use to join through [grow]. */
+    suspend fun growUniqueId(): UniqueId = reactive.growUniqueId().awaitSingle()
+
+    /** [Communicator.grow], on every current rank: the rank that made [id] passes it, the others pass null. */
+    suspend fun grow(newSize: Int, id: UniqueId?, config: CommConfig, options: CommOptions): CoroutineCommunicator =
+        CoroutineCommunicator(reactive.grow(newSize, id, config, options).awaitSingle())
+
     /** [Communicator.createPreMulSum] with a host scalar. */
     suspend fun createPreMulSum(scalar: Double, type: DataType): PreMulSum =
         reactive.createPreMulSum(scalar, type).awaitSingle()
@@ -189,8 +227,8 @@ class CoroutineCommunicator(
     suspend fun register(buffer: Buffer): Registration = reactive.register(buffer).awaitSingle()
 
     /** [Communicator.closeAsync]: drains pending work, then destroys; suspends, never blocks a thread. */
-    suspend fun close() {
-        reactive.closeLater().awaitSingleOrNull()
+    suspend fun closeAsync() {
+        reactive.closeAsync().awaitSingleOrNull()
     }
 
     /** [Communicator.abort]: fails pending work and frees the communicator; never hangs. */
@@ -214,5 +252,5 @@ fun ReactiveCommunicator.coroutines(): CoroutineCommunicator = CoroutineCommunic
  * chunks.asFlow().through(comm, maxInFlight = 8) { i -> Operation.allReduce(buf[i % 8], buf[i % 8], n, FLOAT32, SUM) }
  * ```
  */
-fun <T> Flow<T>.through(communicator: CoroutineCommunicator, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> =
+fun <T : Any> Flow<T>.through(communicator: CoroutineCommunicator, maxInFlight: Int, toOperation: (T) -> Operation): Flow<T> =
     communicator.pipeline(this, maxInFlight, toOperation)

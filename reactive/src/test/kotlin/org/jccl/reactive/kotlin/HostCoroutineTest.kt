@@ -3,14 +3,22 @@ package org.jccl.reactive.kotlin
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
 import java.time.Duration
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.Executors
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.asFlow
 import kotlinx.coroutines.flow.map
+import kotlinx.coroutines.flow.onEach
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
@@ -65,7 +73,7 @@ class HostCoroutineTest {
     @AfterEach
     fun closeEverything() = runBlocking<Unit> {
         // Every rank closes at once: finalizing one rank may wait for its peers.
-        communicators.map { c -> async { if (c.communicator.pendingCount() > 0) c.abort() else c.close() } }.awaitAll()
+        communicators.map { c -> async { if (c.communicator.pendingCount() > 0) c.abort() else c.closeAsync() } }.awaitAll()
         buffers.forEach(Buffer::close)
     }
 
@@ -180,5 +188,61 @@ class HostCoroutineTest {
         val after = comms.map { floats(2f) }
         comms.map { c -> async { c.allReduce(after[c.rank], after[c.rank], 1, FLOAT32, SUM) } }.awaitAll()
         after.forEach { assertArrayEquals(floatArrayOf(4f), read(it, 1)) }
+    }
+
+    /**
+     * The Flow form is stricter than the Flux's: an item counts as taken when its collector returns, not when it is
+     * handed to the Flow's buffer. While the collector holds item 0, items 0 and 1 complete and item 2 must wait.
+     * The pipeline runs on Dispatchers.Default so that this thread can watch it.
+     */
+    @Test
+    fun aFlowPipelineLaunchesItemIPlusMaxInFlightOnlyAfterItemIWasCollected() = runBlocking<Unit> {
+        val comms = ranks()
+        val maxInFlight = 2
+        val items = 5
+        val b0 = floats(0f)
+        val b1 = floats(0f)
+        val launched = AtomicInteger()
+        val holdItem0 = CompletableDeferred<Unit>()
+        val rank0 = async(Dispatchers.Default) {
+            (0 until items).asFlow()
+                .through(comms[0], maxInFlight) { launched.incrementAndGet(); Operation.allReduce(b0, b0, 1, FLOAT32, SUM) }
+                .onEach { i -> if (i == 0) holdItem0.await() }
+                .toList()
+        }
+        val rank1 = async(Dispatchers.Default) {
+            repeat(items) { comms[1].allReduce(b1, b1, 1, FLOAT32, SUM) }
+        }
+        await().atMost(wait).until { launched.get() == maxInFlight && comms[0].communicator.pendingCount() == 0 }
+        // Both launched operations completed; item 0 is still being collected, so item 2 is not launched.
+        await().during(Duration.ofMillis(300)).atMost(wait).until { launched.get() == maxInFlight }
+        holdItem0.complete(Unit)
+        assertEquals((0 until items).toList(), rank0.await())
+        rank1.await()
+        assertEquals(items, launched.get())
+    }
+
+    @Test
+    fun aFlowPipelineRunsItsItemsAndToOperationOnTheCollectorsDispatcher() = runBlocking<Unit> {
+        val comms = ranks()
+        val bufs = comms.map { floats(1f) }
+        val collectorThread = AtomicReference<Thread>()
+        val seen = ConcurrentHashMap.newKeySet<Thread>()
+        val executor = Executors.newSingleThreadExecutor { r -> Thread(r, "jccl-test-collector").also(collectorThread::set) }
+        executor.asCoroutineDispatcher().use { collector ->
+            comms.map { c ->
+                // Rank 0 records where its items flow and toOperation run; its operations complete on the event thread.
+                async(if (c.rank == 0) collector else Dispatchers.Default) {
+                    (0 until 50).asFlow()
+                        .onEach { if (c.rank == 0) seen += Thread.currentThread() }
+                        .through(c, 4) { _ ->
+                            if (c.rank == 0) seen += Thread.currentThread()
+                            Operation.allReduce(bufs[c.rank], bufs[c.rank], 1, FLOAT32, MAX)
+                        }
+                        .toList()
+                }
+            }.awaitAll()
+        }
+        assertEquals(setOf(collectorThread.get()), seen)
     }
 }
