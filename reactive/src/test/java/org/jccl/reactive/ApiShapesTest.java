@@ -75,6 +75,8 @@ class ApiShapesTest {
             entry("Communicator.pendingCount()", QUERY),
             entry("Communicator.lastError()", QUERY),
             entry("Communicator.toString()", DESCRIPTION),
+            entry("Communicator.spi()", "the extension point for modules built on core (window-rma, device-api),"
+                    + " which use the core communicator; not an operation"),
             entry("Communicator.close()", "blocks the caller until drained: ReactiveCommunicator keeps it as the same"
                     + " blocking AutoCloseable.close(); both shapes have closeAsync(), which does not block"),
             entry("Backend.kind()", QUERY),
@@ -85,6 +87,7 @@ class ApiShapesTest {
             entry("Backend.deviceInfo(int)", QUERY),
             entry("Backend.eventThread()", QUERY),
             entry("Backend.completedWorkCount()", QUERY),
+            entry("Backend.eventThreadStallCount()", QUERY),
             entry("Backend.toString()", DESCRIPTION),
             entry("Backend.allocate(int, long)", RESOURCE),
             entry("Backend.allocatePinned(long)", RESOURCE),
