@@ -242,8 +242,7 @@ static void print_table_header(const struct options *o) {
     printf("# %s%12s %12s %9s %7s %5s", o->nops > 1 ? "operation     " : "", "size", "count", "type", "redop", "root");
     for (int p = 0; p < 2; p++) printf("  %10s %8s %8s %7s", "time", "algbw", "busbw", "#wrong");
     printf("\n# %s%12s %12s %9s %7s %5s", opcol, "(B)", "(elements)", "", "", "");
-    for (int p = 0; p < 2; p++) printf("  %10s %8s %8s %7s", "(us)", "(GB/s)", "(GB/s)", "");
-    printf("\n");
+    printf("  %10s %8s %8s %7s  %10s %8s %8s\n", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)"); /* no trailing blanks */
 }
 
 static void bandwidth(const struct gpus *g, const struct options *o) {

@@ -24,7 +24,8 @@ import org.jccl.core.rendezvous.Rendezvous;
  * latency percentiles ({@code --mode latency}) and pipelined operations per second ({@code --mode pipeline}),
  * through the core ({@code Work}) or reactive ({@code Mono}) path, with the event thread's CPU time per operation.
  * One process drives every local GPU (or {@code --ranks} host ranks), or, with {@code --per-process} under jccl's
- * launcher, one process per GPU joined through the rendezvous. Results on stdout, progress on stderr.
+ * launcher, one process per GPU joined through the rendezvous. Results on stdout (nccl-tests' table, or JSON lines),
+ * progress on stderr.
  */
 public final class Bench {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -39,7 +40,7 @@ public final class Bench {
         this.options = options;
         this.backend = backend;
         this.comms = comms;
-        this.report = new Report(out, options.json());
+        this.report = Report.to(out, options.json(), options.ops().size() > 1);
     }
 
     public static void main(String[] args) throws Exception {
@@ -93,8 +94,7 @@ public final class Bench {
     private void run() throws Exception {
         THREADS.setThreadCpuTimeEnabled(true);
         report.header(String.format("jccl bench %s: backend %s (%s), %d rank(s), path %s, %s", LocalDate.now(),
-                backend.kind().id(), backend.describe(), world(), options.path(), options.inPlace() ? "in-place" : "out-of-place"),
-                options.mode());
+                backend.kind().id(), backend.describe(), world(), options.path(), options.formsMeasured()), options.mode());
         long maxBytes = options.mode().equals("bandwidth") ? options.maxBytes() : options.minBytes();
         for (Communicator c : comms) {
             buffers.add(new Buffer[] {backend.allocate(c.device(), maxBytes), backend.allocate(c.device(), maxBytes)});
@@ -113,14 +113,23 @@ public final class Bench {
         } finally {
             for (Buffer[] pair : buffers) for (Buffer b : pair) b.close();
         }
+        if (options.mode().equals("bandwidth")) report.bandwidthFooter();
     }
 
     private void bandwidth(BenchOp op, long bytes) throws Exception {
-        int n = world();
-        long count = op.count(bytes, options.type(), n);
+        long count = op.count(bytes, options.type(), world());
         if (count == 0) return;
         System.err.printf("bench: %s %d B%n", op.id, bytes);
-        List<List<Operation>> ops = operations(op, count);
+        Timing outOfPlace = options.outOfPlace() ? bandwidth(op, bytes, count, false) : null;
+        Timing inPlace = options.inPlace() ? bandwidth(op, bytes, count, true) : null;
+        BandwidthRow row = new BandwidthRow(op, options.path(), bytes, count, options.type().toString(),
+                op.reduces ? options.redop().toString() : "none", op.rooted ? options.root() : -1, outOfPlace, inPlace);
+        report.bandwidth(row);
+    }
+
+    /** One form of one row: nccl-tests' timed burst, then (with -c 1) one checked operation. */
+    private Timing bandwidth(BenchOp op, long bytes, long count, boolean inPlace) throws Exception {
+        List<List<Operation>> ops = operations(op, count, inPlace);
         Issuer issuer = issuer(ops);
         for (int i = 0; i < options.warmup(); i++) waitAll(issueAll(issuer));
         long cpu0 = eventThreadCpu();
@@ -139,13 +148,12 @@ public final class Bench {
             waitAll(issueAll(issuer));
             wrong = DataCheck.countWrong(op, comms, ops, count, options.type(), options.redop(), options.root());
         }
-        report.bandwidth(op, issuer.path(), bytes, count, options.type().toString(), op.reduces ? options.redop().toString() : "none",
-                op.rooted ? options.root() : -1, micros, algbw, algbw * op.busFactor(n), wrong, cpuPerOp);
+        return new Timing(micros, algbw, algbw * op.busFactor(world()), wrong, cpuPerOp);
     }
 
     private void latency(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
-        List<List<Operation>> ops = operations(op, count);
+        List<List<Operation>> ops = operations(op, count, options.singleFormInPlace());
         Issuer issuer = issuer(ops);
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         long[] samples = new long[options.iters()];
@@ -166,7 +174,7 @@ public final class Bench {
 
     private void pipeline(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
-        List<List<Operation>> ops = operations(op, count);
+        List<List<Operation>> ops = operations(op, count, options.singleFormInPlace());
         Issuer issuer = issuer(ops);
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         int n = comms.size();
@@ -200,7 +208,7 @@ public final class Bench {
     /** The event thread's CPU time while nothing is pending, after some work (it should park, spending none). */
     private void idle(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
-        Issuer issuer = issuer(operations(op, count));
+        Issuer issuer = issuer(operations(op, count, options.singleFormInPlace()));
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         Thread.sleep(100); // let the event thread reach its parked state; the measurement starts after
         long cpu0 = eventThreadCpu();
@@ -210,7 +218,7 @@ public final class Bench {
         report.idle(seconds, (eventThreadCpu() - cpu0) / 1e3, backend.eventThread().getState().toString());
     }
 
-    private List<List<Operation>> operations(BenchOp op, long count) {
+    private List<List<Operation>> operations(BenchOp op, long count, boolean inPlace) {
         List<List<Operation>> ops = new ArrayList<>();
         long bytes = op.bufferBytes(count, options.type());
         for (int r = 0; r < comms.size(); r++) {
@@ -218,7 +226,7 @@ public final class Bench {
             Buffer send = buffers.get(r)[0].slice(0, bytes);
             Buffer recv = buffers.get(r)[1].slice(0, bytes);
             ops.add(op == BenchOp.SEND_RECV ? List.of(op.pair(c, send, recv, count, options.type()))
-                    : List.of(op.operation(c, send, recv, count, options.type(), options.redop(), options.root(), options.inPlace())));
+                    : List.of(op.operation(c, send, recv, count, options.type(), options.redop(), options.root(), inPlace)));
         }
         return ops;
     }

@@ -9,11 +9,14 @@ import org.jccl.core.ReduceOp;
 /**
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
- * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --json}, {@code --per-process}.
+ * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
+ * {@code --per-process}.
+ * {@code outOfPlace} and {@code inPlace} say which forms bandwidth mode measures (both, as nccl-tests, unless one
+ * is asked for); latency and pipeline modes measure one form, the in-place one only when it alone is asked for.
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
-                    int root, int warmup, int iters, boolean check, boolean inPlace, String path, String mode,
-                    int inFlight, int ranks, boolean json, boolean perProcess) {
+                    int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
+                    String mode, int inFlight, int ranks, boolean json, boolean perProcess) {
 
     static final String USAGE = """
             usage: bench [options]
@@ -27,7 +30,9 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               -w N           warm-up iterations, default 5
               -n N           timed iterations, default 20
               -c 0|1         check the results (#wrong column), default 1
-              --in-place     in-place forms
+              --in-place     in-place forms only (default: out-of-place and in-place side by side, as nccl-tests;
+                             latency and pipeline modes measure out-of-place unless this is given)
+              --out-of-place out-of-place forms only
               --path P       core (Work) or reactive (Mono), default core
               --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight),
                              idle (the event thread's CPU time over 2 s with nothing pending)
@@ -49,7 +54,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         int warmup = 5;
         int iters = 20;
         boolean check = true;
-        boolean inPlace = false;
+        boolean outOfPlace = true;
+        boolean inPlace = true;
         String path = "core";
         String mode = "bandwidth";
         int inFlight = 64;
@@ -69,7 +75,14 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "-w" -> warmup = Integer.parseInt(value(args, ++i, a));
                 case "-n" -> iters = Integer.parseInt(value(args, ++i, a));
                 case "-c" -> check = !value(args, ++i, a).equals("0");
-                case "--in-place" -> inPlace = true;
+                case "--in-place" -> {
+                    inPlace = true;
+                    outOfPlace = false;
+                }
+                case "--out-of-place" -> {
+                    outOfPlace = true;
+                    inPlace = false;
+                }
                 case "--path" -> path = oneOf(value(args, ++i, a), a, "core", "reactive");
                 case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline", "idle");
                 case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
@@ -83,8 +96,19 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (minBytes <= 0 || maxBytes < minBytes) throw new IllegalArgumentException("need 0 < -b <= -e");
         if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
         if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
-        return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, inPlace, path,
-                mode, inFlight, ranks, json, perProcess);
+        return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, outOfPlace, inPlace,
+                path, mode, inFlight, ranks, json, perProcess);
+    }
+
+    /** The one form latency and pipeline modes measure. */
+    boolean singleFormInPlace() {
+        return !outOfPlace;
+    }
+
+    /** What the results' title says about the forms measured. */
+    String formsMeasured() {
+        if (mode.equals("bandwidth") && outOfPlace && inPlace) return "out-of-place and in-place";
+        return singleFormInPlace() ? "in-place" : "out-of-place";
     }
 
     /** The sizes of the sweep, each a multiple of the element size. */
