@@ -1,13 +1,17 @@
 package org.jccl.examples.bench;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
@@ -25,7 +29,7 @@ import org.jccl.core.rendezvous.Rendezvous;
  * through the core ({@code Work}) or reactive ({@code Mono}) path, with the event thread's CPU time per operation.
  * One process drives every local GPU (or {@code --ranks} host ranks), or, with {@code --per-process} under jccl's
  * launcher, one process per GPU joined through the rendezvous. Results on stdout (nccl-tests' table, or JSON lines),
- * progress on stderr.
+ * progress on stderr; with {@code --plot}, an SVG chart of bus bandwidth against size as well.
  */
 public final class Bench {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -35,12 +39,16 @@ public final class Bench {
     private final List<Communicator> comms;
     private final Report report;
     private final List<Buffer[]> buffers = new ArrayList<>();
+    private final List<BandwidthRow> rows = new ArrayList<>();
+    /** The curves --compare read, drawn beside this run's; null when this process writes no plot. */
+    private final List<Series> compared;
 
-    private Bench(BenchOptions options, Backend backend, List<Communicator> comms, PrintStream out) {
+    private Bench(BenchOptions options, Backend backend, List<Communicator> comms, PrintStream out, List<Series> compared) {
         this.options = options;
         this.backend = backend;
         this.comms = comms;
         this.report = Report.to(out, options.json(), options.ops().size() > 1);
+        this.compared = compared;
     }
 
     public static void main(String[] args) throws Exception {
@@ -57,12 +65,19 @@ public final class Bench {
             System.err.print(BenchOptions.USAGE);
             return 2;
         }
+        List<Series> compared;
+        try {
+            compared = readCompared(options);
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("bench: --compare: " + e.getMessage()); // before any GPU work, like a bad option
+            return 2;
+        }
         Backend backend = Jccl.backend();
-        if (options.perProcess()) return runPerProcess(options, backend, out);
+        if (options.perProcess()) return runPerProcess(options, backend, out, compared);
         int ranks = options.ranks() > 0 ? options.ranks() : backend.kind() == BackendKind.HOST ? 4 : backend.deviceCount();
         List<Communicator> comms = backend.initAll(ranks).get(5, TimeUnit.MINUTES);
         try {
-            new Bench(options, backend, comms, out).run();
+            new Bench(options, backend, comms, out, compared).run();
         } finally {
             for (Communicator c : comms) c.close();
         }
@@ -73,17 +88,36 @@ public final class Bench {
      * One rank per process, started by jccl's launcher: the ranks join through the rendezvous (rank 0 makes the
      * unique id), each drives GPU {@code LOCAL_RANK} (or one host rank), and rank 0 prints the results.
      */
-    private static int runPerProcess(BenchOptions options, Backend backend, PrintStream out) throws Exception {
+    private static int runPerProcess(BenchOptions options, Backend backend, PrintStream out, List<Series> compared) throws Exception {
         try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
             UniqueId id = rdzv.shareUniqueIdNow("bench/communicator", backend::newUniqueId);
             int device = backend.kind() == BackendKind.HOST ? -1 : rdzv.localRank();
             try (Communicator comm = backend.initRank(id, rdzv.worldSize(), rdzv.rank(), device).get(5, TimeUnit.MINUTES)) {
-                PrintStream results = rdzv.rank() == 0 ? out : new PrintStream(OutputStream.nullOutputStream());
-                new Bench(options, backend, List.of(comm), results).run();
+                boolean reports = rdzv.rank() == 0;
+                PrintStream results = reports ? out : new PrintStream(OutputStream.nullOutputStream());
+                new Bench(options, backend, List.of(comm), results, reports ? compared : null).run();
             }
             rdzv.barrierNow("bench/done");
         }
         return 0;
+    }
+
+    /**
+     * The curves of {@code --compare}; one whose label this run's curves (or an earlier file's) already use is
+     * told apart by its file's name.
+     */
+    private static List<Series> readCompared(BenchOptions options) throws IOException {
+        Set<String> labels = new HashSet<>();
+        for (BenchOp op : options.ops()) labels.add(Series.label(op, options.path()));
+        List<Series> compared = new ArrayList<>();
+        for (Path file : options.compare()) {
+            for (Series s : CompareFile.read(file)) {
+                String label = labels.contains(s.label()) ? s.label() + " from " + file.getFileName() : s.label();
+                labels.add(label);
+                compared.add(new Series(label, s.key(), true, s.points()));
+            }
+        }
+        return compared;
     }
 
     /** Ranks of the communicators (all of them here, or spread over processes with {@code --per-process}). */
@@ -113,7 +147,18 @@ public final class Bench {
         } finally {
             for (Buffer[] pair : buffers) for (Buffer b : pair) b.close();
         }
-        if (options.mode().equals("bandwidth")) report.bandwidthFooter();
+        if (!options.mode().equals("bandwidth")) return;
+        report.bandwidthFooter();
+        if (options.plot() != null && compared != null) writePlot();
+    }
+
+    /** This run's curves, one per operation, and the compared ones beside them. */
+    private void writePlot() throws IOException {
+        List<Series> curves = new ArrayList<>(Series.byOperation(rows));
+        curves.addAll(compared);
+        SvgPlot.write(options.plot(), String.format("Bus bandwidth, jccl bench %s: backend %s, %d rank(s), path %s",
+                LocalDate.now(), backend.kind().id(), world(), options.path()), backend.describe(), curves);
+        System.err.println("bench: wrote " + options.plot());
     }
 
     private void bandwidth(BenchOp op, long bytes) throws Exception {
@@ -124,6 +169,7 @@ public final class Bench {
         Timing inPlace = options.inPlace() ? bandwidth(op, bytes, count, true) : null;
         BandwidthRow row = new BandwidthRow(op, options.path(), bytes, count, options.type().toString(),
                 op.reduces ? options.redop().toString() : "none", op.rooted ? options.root() : -1, outOfPlace, inPlace);
+        rows.add(row);
         report.bandwidth(row);
     }
 

@@ -1,5 +1,6 @@
 package org.jccl.examples.bench;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -10,13 +11,14 @@ import org.jccl.core.ReduceOp;
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
  * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
- * {@code --per-process}.
+ * {@code --per-process}, {@code --plot FILE}, {@code --compare FILE}.
  * {@code outOfPlace} and {@code inPlace} say which forms bandwidth mode measures (both, as nccl-tests, unless one
  * is asked for); latency and pipeline modes measure one form, the in-place one only when it alone is asked for.
+ * {@code plot} is null when no plot is asked for.
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
                     int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
-                    String mode, int inFlight, int ranks, boolean json, boolean perProcess) {
+                    String mode, int inFlight, int ranks, boolean json, boolean perProcess, Path plot, List<Path> compare) {
 
     static final String USAGE = """
             usage: bench [options]
@@ -39,6 +41,9 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               --inflight N   operations in flight per rank in pipeline mode, default 64
               --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
               --json         one JSON object per result line on stdout
+              --plot FILE    bandwidth mode: also write an SVG chart of bus bandwidth against size, one curve per operation
+              --compare FILE draw another run beside jccl's in the plot: Bench's --json output, or raw_nccl_bench's
+                             --two-column output ('size busbw' lines, a '#' line naming each curve); may be repeated
               --per-process  one process per GPU (or host rank), started by jccl's launcher: ranks join through the
                              rendezvous (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT); rank 0 prints the results
             """;
@@ -62,6 +67,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         int ranks = 0;
         boolean json = false;
         boolean perProcess = false;
+        Path plot = null;
+        List<Path> compare = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -89,6 +96,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;
                 case "--per-process" -> perProcess = true;
+                case "--plot" -> plot = Path.of(value(args, ++i, a));
+                case "--compare" -> compare.add(Path.of(value(args, ++i, a)));
                 case "-h", "--help" -> throw new IllegalArgumentException("");
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
@@ -96,8 +105,10 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (minBytes <= 0 || maxBytes < minBytes) throw new IllegalArgumentException("need 0 < -b <= -e");
         if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
         if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
+        if (plot != null && !mode.equals("bandwidth")) throw new IllegalArgumentException("--plot needs --mode bandwidth");
+        if (!compare.isEmpty() && plot == null) throw new IllegalArgumentException("--compare needs --plot");
         return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, outOfPlace, inPlace,
-                path, mode, inFlight, ranks, json, perProcess);
+                path, mode, inFlight, ranks, json, perProcess, plot, List.copyOf(compare));
     }
 
     /** The one form latency and pipeline modes measure. */

@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * One JSON object per result on stdout, nothing else (no header, no footer), so each line parses on its own.
  * A bandwidth row carries its two forms as {@code "out_of_place"} and {@code "in_place"} objects (null when not
- * measured); raw_nccl_bench.c writes the same fields.
+ * measured); raw_nccl_bench.c writes the same fields, and {@link CompareFile} reads both.
  */
 final class JsonReport implements Report {
     private final PrintStream out;

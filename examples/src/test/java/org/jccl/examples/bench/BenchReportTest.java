@@ -6,14 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Element;
 
-/** The whole benchmark on the host backend: the table of every operation. */
+/** The whole benchmark on the host backend: the table of every operation, and the plot beside a compared run. */
 class BenchReportTest {
     private static final List<String> ALL = List.of("allreduce", "broadcast", "reduce", "allgather", "reducescatter", "alltoall",
             "gather", "scatter", "sendrecv");
+
+    @TempDir
+    Path dir;
 
     @BeforeAll
     static void hostBackend() {
@@ -45,5 +53,28 @@ class BenchReportTest {
                     lines.get(n - ALL.size() - 1 + i));
         }
         assertTrue(lines.get(n - 1).matches("# Avg bus bandwidth    : \\d+\\.\\d{3}"), lines.get(n - 1));
+    }
+
+    @Test
+    void thePlotHasOneCurvePerOperationAndTheComparedOnes() throws Exception {
+        Path raw = Files.writeString(dir.resolve("raw.txt"), "# allreduce (raw)\n4096 3.5\n1024 1.25\n");
+        Path plot = dir.resolve("bw.svg");
+        run(0, "--ranks", "2", "-o", "allreduce,allgather,sendrecv", "-b", "1K", "-e", "16K", "-f", "4", "-w", "0", "-n", "1", "-c", "0",
+                "--json", "--plot", plot.toString(), "--compare", raw.toString());
+        List<Element> curves = SvgPlotTest.curves(SvgPlotTest.parse(Files.readString(plot)));
+        List<String> labels = new ArrayList<>();
+        for (Element c : curves) labels.add(c.getAttribute("data-label"));
+        assertEquals(List.of("allreduce (core)", "allgather (core)", "sendrecv (core)", "allreduce (raw)"), labels);
+        for (int i = 0; i < 3; i++) assertEquals(List.of(1024L, 4096L, 16384L), SvgPlotTest.sizesInOrder(curves.get(i)));
+        assertEquals(List.of(1024L, 4096L), SvgPlotTest.sizesInOrder(curves.get(3)));
+    }
+
+    @Test
+    void plotAndCompareMistakesAreBadArguments() throws Exception {
+        Path svg = dir.resolve("x.svg");
+        run(2, "--mode", "latency", "--plot", svg.toString());
+        run(2, "--compare", svg.toString());
+        run(2, "--plot", svg.toString(), "--compare", dir.resolve("missing.json").toString());
+        assertTrue(Files.notExists(svg));
     }
 }
