@@ -1,13 +1,14 @@
 #!/bin/bash
 # Measures the README's GPU figures in one sitting on the GPU machine (after ../shared/gpu/pack.sh here, with .gpu
 # carried there), on every GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
-# path, data checked up to 64 MiB), core vs reactive at the large sizes, then 8 B round-trip latency and pipelined
-# operations per second for raw, core and reactive back to back (and on one GPU too when there are several), the
-# event thread idle, and the torch.distributed reference. Logs go to $OUT (the device tool's output folder) or
-# /tmp/jccl-figures.
+# path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large sizes, then 8 B
+# round-trip latency and pipelined operations per second for raw, core and reactive back to back (and on one GPU
+# too when there are several), the event thread idle, and the torch.distributed reference.
+# Logs go to $LOGS (default /tmp/jccl-figures); when $OUT is set (the device tool's output folder, which brings
+# back only a few files) they are also packed into $OUT/jccl-figures.tgz, with the plot beside it.
 set -u
-OUT=${OUT:-/tmp/jccl-figures}
-mkdir -p "$OUT"
+LOGS=${LOGS:-/tmp/jccl-figures}
+mkdir -p "$LOGS"
 # .gpu/run.sh sets this for jccl; the raw loop must measure the same NCCL configuration.
 export NCCL_NVLS_ENABLE=0
 NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
@@ -17,7 +18,7 @@ R=/tmp/raw_nccl_bench
 run() {
   local name=$1; shift
   echo "=== $name: $*"
-  timeout "${T:-150}" "$@" 2>"$OUT/$name.err" | tee "$OUT/$name.txt" | grep -v '^#  '
+  timeout "${T:-150}" "$@" 2>"$LOGS/$name.err" | tee "$LOGS/$name.txt" | grep -v '^#  '
 }
 # The raw library in the same sitting, compiled there against the machine's own headers.
 NCCL_LIB=${NCCL_LIB_DIR:-$(python3 -c 'import nvidia.nccl as n, os; print(os.path.join(list(n.__path__)[0], "lib"))')}
@@ -25,9 +26,11 @@ CUDART=$(dirname "$(find /usr/local/cuda/ -name 'libcudart.so*' | head -1)")
 gcc -O2 -o $R examples/bench/raw_nccl_bench.c -I"$NCCL_LIB/../include" -I/usr/local/cuda/include \
     -L"$NCCL_LIB" -l:libnccl.so.2 -L"$CUDART" -lcudart -Wl,-rpath,"$NCCL_LIB:$CUDART" || exit 1
 
+# Bandwidth: the raw loop's table, then the same run as JSON for the plot, then jccl.
 run raw-bw        $R -b 64M -e 2G -f 2 -o all -w 5 -n 20
+run raw-bw-json   $R -b 64M -e 2G -f 2 -o all -w 5 -n 20 --json
 run bw-check      $B -b 8 -e 64M -f 8 -o all -w 2 -n 10 -c 1
-run bw-core       $B -b 64M -e 2G -f 2 -o all -w 5 -n 20 -c 0
+run bw-core       $B -b 64M -e 2G -f 2 -o all -w 5 -n 20 -c 0 --plot "$LOGS/bw-core.svg" --compare "$LOGS/raw-bw-json.txt"
 run bw-reactive   $B -b 64M -e 2G -f 2 -o allreduce -w 5 -n 20 -c 0 --path reactive
 
 # Round trips and pipelines: raw, core, reactive back to back, on every GPU and, when there are several, on one.
@@ -43,3 +46,9 @@ for n in $RANKS; do
 done
 run idle          $B --mode idle -b 8
 PYTHONUNBUFFERED=1 T=240 run torch python3 examples/bench/torch_reference.py
+
+if [ -n "${OUT:-}" ]; then
+  tar -czf "$OUT/jccl-figures.tgz" -C "$LOGS" .
+  cp "$LOGS"/*.svg "$OUT"/ 2>/dev/null
+  echo "=== packed $LOGS into $OUT/jccl-figures.tgz"
+fi
