@@ -1,31 +1,54 @@
 #!/bin/bash
 # Measures the README's GPU figures in one sitting on the GPU machine (after ../shared/gpu/pack.sh here, with .gpu
-# carried there): jccl's bandwidth for every operation (core path, data checked up to 64 MiB), core vs reactive at
-# the large sizes, 8 B round-trip latency, pipelined operations per second, the event thread idle, and the
-# torch.distributed reference. Logs go to $OUT (the device tool's output folder) or /tmp/jccl-figures.
+# carried there), on every GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
+# path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large sizes, then 8 B
+# round-trip latency and pipelined operations per second for raw, core and reactive back to back (and on one GPU
+# too when there are several), the event thread idle, and the torch.distributed reference.
+# Logs go to $LOGS (default /tmp/jccl-figures); when $OUT is set (the device tool's output folder, which brings
+# back only a few files) they are also packed into $OUT/jccl-figures.tgz, with the plot beside it.
 set -u
-OUT=${OUT:-/tmp/jccl-figures}
-mkdir -p "$OUT"
+LOGS=${LOGS:-/tmp/jccl-figures}
+mkdir -p "$LOGS"
+# .gpu/run.sh sets this for jccl; the raw loop must measure the same NCCL configuration.
+export NCCL_NVLS_ENABLE=0
+NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
+[ "$NGPU" -ge 1 ] || { echo "gpu-figures.sh: no GPU found (set NGPU to override)" >&2; exit 1; }
 B="bash .gpu/run.sh main org.jccl.examples.bench.Bench"
+R=/tmp/raw_nccl_bench
 run() {
   local name=$1; shift
-  echo "=== $name"
-  timeout "${T:-150}" "$@" 2>"$OUT/$name.err" | tee "$OUT/$name.txt" | grep -v '^#  '
+  echo "=== $name: $*"
+  timeout "${T:-150}" "$@" 2>"$LOGS/$name.err" | tee "$LOGS/$name.txt" | grep -v '^#  '
 }
 # The raw library in the same sitting, compiled there against the machine's own headers.
 NCCL_LIB=${NCCL_LIB_DIR:-$(python3 -c 'import nvidia.nccl as n, os; print(os.path.join(list(n.__path__)[0], "lib"))')}
 CUDART=$(dirname "$(find /usr/local/cuda/ -name 'libcudart.so*' | head -1)")
-gcc -O2 -o /tmp/raw_nccl_bench examples/bench/raw_nccl_bench.c -I"$NCCL_LIB/../include" -I/usr/local/cuda/include \
-    -L"$NCCL_LIB" -l:libnccl.so.2 -L"$CUDART" -lcudart -Wl,-rpath,"$NCCL_LIB:$CUDART"
-for op in allreduce allgather reducescatter broadcast alltoall sendrecv; do
-  NCCL_NVLS_ENABLE=0 run "raw-$op" /tmp/raw_nccl_bench $op
-done
+gcc -O2 -o $R examples/bench/raw_nccl_bench.c -I"$NCCL_LIB/../include" -I/usr/local/cuda/include \
+    -L"$NCCL_LIB" -l:libnccl.so.2 -L"$CUDART" -lcudart -Wl,-rpath,"$NCCL_LIB:$CUDART" || exit 1
+
+# Bandwidth: the raw loop's table, then the same run as JSON for the plot, then jccl.
+run raw-bw        $R -b 64M -e 2G -f 2 -o all -w 5 -n 20
+run raw-bw-json   $R -b 64M -e 2G -f 2 -o all -w 5 -n 20 --json
 run bw-check      $B -b 8 -e 64M -f 8 -o all -w 2 -n 10 -c 1
-run bw-core       $B -b 64M -e 2G -f 2 -o all -w 5 -n 20 -c 0
+run bw-core       $B -b 64M -e 2G -f 2 -o all -w 5 -n 20 -c 0 --plot "$LOGS/bw-core.svg" --compare "$LOGS/raw-bw-json.txt"
 run bw-reactive   $B -b 64M -e 2G -f 2 -o allreduce -w 5 -n 20 -c 0 --path reactive
-run lat-core      $B --mode latency -b 8 -n 20000
-run lat-reactive  $B --mode latency -b 8 -n 20000 --path reactive
-run pipe-core     $B --mode pipeline -b 8 -n 200000 --inflight 64
-run pipe-reactive $B --mode pipeline -b 8 -n 200000 --inflight 64 --path reactive
+
+# Round trips and pipelines: raw, core, reactive back to back, on every GPU and, when there are several, on one.
+RANKS=$NGPU
+[ "$NGPU" -gt 1 ] && RANKS="$NGPU 1"
+for n in $RANKS; do
+  run lat-raw-${n}gpu       $R --mode latency -b 8 -n 20000 --ranks $n
+  run lat-core-${n}gpu      $B --mode latency -b 8 -n 20000 --ranks $n
+  run lat-reactive-${n}gpu  $B --mode latency -b 8 -n 20000 --ranks $n --path reactive
+  run pipe-raw-${n}gpu      $R --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n
+  run pipe-core-${n}gpu     $B --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n
+  run pipe-reactive-${n}gpu $B --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n --path reactive
+done
 run idle          $B --mode idle -b 8
 PYTHONUNBUFFERED=1 T=240 run torch python3 examples/bench/torch_reference.py
+
+if [ -n "${OUT:-}" ]; then
+  tar -czf "$OUT/jccl-figures.tgz" -C "$LOGS" .
+  cp "$LOGS"/*.svg "$OUT"/ 2>/dev/null
+  echo "=== packed $LOGS into $OUT/jccl-figures.tgz"
+fi

@@ -1,13 +1,17 @@
 package org.jccl.examples.bench;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
@@ -24,7 +28,8 @@ import org.jccl.core.rendezvous.Rendezvous;
  * latency percentiles ({@code --mode latency}) and pipelined operations per second ({@code --mode pipeline}),
  * through the core ({@code Work}) or reactive ({@code Mono}) path, with the event thread's CPU time per operation.
  * One process drives every local GPU (or {@code --ranks} host ranks), or, with {@code --per-process} under jccl's
- * launcher, one process per GPU joined through the rendezvous. Results on stdout, progress on stderr.
+ * launcher, one process per GPU joined through the rendezvous. Results on stdout (nccl-tests' table, or JSON lines),
+ * progress on stderr; with {@code --plot}, an SVG chart of bus bandwidth against size as well.
  */
 public final class Bench {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -34,12 +39,16 @@ public final class Bench {
     private final List<Communicator> comms;
     private final Report report;
     private final List<Buffer[]> buffers = new ArrayList<>();
+    private final List<BandwidthRow> rows = new ArrayList<>();
+    /** The curves --compare read, drawn beside this run's; null when this process writes no plot. */
+    private final List<Series> compared;
 
-    private Bench(BenchOptions options, Backend backend, List<Communicator> comms, PrintStream out) {
+    private Bench(BenchOptions options, Backend backend, List<Communicator> comms, PrintStream out, List<Series> compared) {
         this.options = options;
         this.backend = backend;
         this.comms = comms;
-        this.report = new Report(out, options.json());
+        this.report = Report.to(out, options.json(), options.ops().size() > 1);
+        this.compared = compared;
     }
 
     public static void main(String[] args) throws Exception {
@@ -56,12 +65,19 @@ public final class Bench {
             System.err.print(BenchOptions.USAGE);
             return 2;
         }
+        List<Series> compared;
+        try {
+            compared = readCompared(options);
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("bench: --compare: " + e.getMessage()); // before any GPU work, like a bad option
+            return 2;
+        }
         Backend backend = Jccl.backend();
-        if (options.perProcess()) return runPerProcess(options, backend, out);
+        if (options.perProcess()) return runPerProcess(options, backend, out, compared);
         int ranks = options.ranks() > 0 ? options.ranks() : backend.kind() == BackendKind.HOST ? 4 : backend.deviceCount();
         List<Communicator> comms = backend.initAll(ranks).get(5, TimeUnit.MINUTES);
         try {
-            new Bench(options, backend, comms, out).run();
+            new Bench(options, backend, comms, out, compared).run();
         } finally {
             for (Communicator c : comms) c.close();
         }
@@ -72,17 +88,36 @@ public final class Bench {
      * One rank per process, started by jccl's launcher: the ranks join through the rendezvous (rank 0 makes the
      * unique id), each drives GPU {@code LOCAL_RANK} (or one host rank), and rank 0 prints the results.
      */
-    private static int runPerProcess(BenchOptions options, Backend backend, PrintStream out) throws Exception {
+    private static int runPerProcess(BenchOptions options, Backend backend, PrintStream out, List<Series> compared) throws Exception {
         try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
             UniqueId id = rdzv.shareUniqueIdNow("bench/communicator", backend::newUniqueId);
             int device = backend.kind() == BackendKind.HOST ? -1 : rdzv.localRank();
             try (Communicator comm = backend.initRank(id, rdzv.worldSize(), rdzv.rank(), device).get(5, TimeUnit.MINUTES)) {
-                PrintStream results = rdzv.rank() == 0 ? out : new PrintStream(OutputStream.nullOutputStream());
-                new Bench(options, backend, List.of(comm), results).run();
+                boolean reports = rdzv.rank() == 0;
+                PrintStream results = reports ? out : new PrintStream(OutputStream.nullOutputStream());
+                new Bench(options, backend, List.of(comm), results, reports ? compared : null).run();
             }
             rdzv.barrierNow("bench/done");
         }
         return 0;
+    }
+
+    /**
+     * The curves of {@code --compare}; one whose label this run's curves (or an earlier file's) already use is
+     * told apart by its file's name.
+     */
+    private static List<Series> readCompared(BenchOptions options) throws IOException {
+        Set<String> labels = new HashSet<>();
+        for (BenchOp op : options.ops()) labels.add(Series.label(op, options.path()));
+        List<Series> compared = new ArrayList<>();
+        for (Path file : options.compare()) {
+            for (Series s : CompareFile.read(file)) {
+                String label = labels.contains(s.label()) ? s.label() + " from " + file.getFileName() : s.label();
+                labels.add(label);
+                compared.add(new Series(label, s.key(), true, s.points()));
+            }
+        }
+        return compared;
     }
 
     /** Ranks of the communicators (all of them here, or spread over processes with {@code --per-process}). */
@@ -93,8 +128,7 @@ public final class Bench {
     private void run() throws Exception {
         THREADS.setThreadCpuTimeEnabled(true);
         report.header(String.format("jccl bench %s: backend %s (%s), %d rank(s), path %s, %s", LocalDate.now(),
-                backend.kind().id(), backend.describe(), world(), options.path(), options.inPlace() ? "in-place" : "out-of-place"),
-                options.mode());
+                backend.kind().id(), backend.describe(), world(), options.path(), options.formsMeasured()), options.mode());
         long maxBytes = options.mode().equals("bandwidth") ? options.maxBytes() : options.minBytes();
         for (Communicator c : comms) {
             buffers.add(new Buffer[] {backend.allocate(c.device(), maxBytes), backend.allocate(c.device(), maxBytes)});
@@ -113,14 +147,35 @@ public final class Bench {
         } finally {
             for (Buffer[] pair : buffers) for (Buffer b : pair) b.close();
         }
+        if (!options.mode().equals("bandwidth")) return;
+        report.bandwidthFooter();
+        if (options.plot() != null && compared != null) writePlot();
+    }
+
+    /** This run's curves, one per operation, and the compared ones beside them. */
+    private void writePlot() throws IOException {
+        List<Series> curves = new ArrayList<>(Series.byOperation(rows));
+        curves.addAll(compared);
+        SvgPlot.write(options.plot(), String.format("Bus bandwidth, jccl bench %s: backend %s, %d rank(s), path %s",
+                LocalDate.now(), backend.kind().id(), world(), options.path()), backend.describe(), curves);
+        System.err.println("bench: wrote " + options.plot());
     }
 
     private void bandwidth(BenchOp op, long bytes) throws Exception {
-        int n = world();
-        long count = op.count(bytes, options.type(), n);
+        long count = op.count(bytes, options.type(), world());
         if (count == 0) return;
         System.err.printf("bench: %s %d B%n", op.id, bytes);
-        List<List<Operation>> ops = operations(op, count);
+        Timing outOfPlace = options.outOfPlace() ? bandwidth(op, bytes, count, false) : null;
+        Timing inPlace = options.inPlace() ? bandwidth(op, bytes, count, true) : null;
+        BandwidthRow row = new BandwidthRow(op, options.path(), bytes, count, options.type().toString(),
+                op.reduces ? options.redop().toString() : "none", op.rooted ? options.root() : -1, outOfPlace, inPlace);
+        rows.add(row);
+        report.bandwidth(row);
+    }
+
+    /** One form of one row: nccl-tests' timed burst, then (with -c 1) one checked operation. */
+    private Timing bandwidth(BenchOp op, long bytes, long count, boolean inPlace) throws Exception {
+        List<List<Operation>> ops = operations(op, count, inPlace);
         Issuer issuer = issuer(ops);
         for (int i = 0; i < options.warmup(); i++) waitAll(issueAll(issuer));
         long cpu0 = eventThreadCpu();
@@ -139,13 +194,12 @@ public final class Bench {
             waitAll(issueAll(issuer));
             wrong = DataCheck.countWrong(op, comms, ops, count, options.type(), options.redop(), options.root());
         }
-        report.bandwidth(op, issuer.path(), bytes, count, options.type().toString(), op.reduces ? options.redop().toString() : "none",
-                op.rooted ? options.root() : -1, micros, algbw, algbw * op.busFactor(n), wrong, cpuPerOp);
+        return new Timing(micros, algbw, algbw * op.busFactor(world()), wrong, cpuPerOp);
     }
 
     private void latency(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
-        List<List<Operation>> ops = operations(op, count);
+        List<List<Operation>> ops = operations(op, count, options.singleFormInPlace());
         Issuer issuer = issuer(ops);
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         long[] samples = new long[options.iters()];
@@ -166,7 +220,7 @@ public final class Bench {
 
     private void pipeline(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
-        List<List<Operation>> ops = operations(op, count);
+        List<List<Operation>> ops = operations(op, count, options.singleFormInPlace());
         Issuer issuer = issuer(ops);
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         int n = comms.size();
@@ -200,7 +254,7 @@ public final class Bench {
     /** The event thread's CPU time while nothing is pending, after some work (it should park, spending none). */
     private void idle(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
-        Issuer issuer = issuer(operations(op, count));
+        Issuer issuer = issuer(operations(op, count, options.singleFormInPlace()));
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
         Thread.sleep(100); // let the event thread reach its parked state; the measurement starts after
         long cpu0 = eventThreadCpu();
@@ -210,7 +264,7 @@ public final class Bench {
         report.idle(seconds, (eventThreadCpu() - cpu0) / 1e3, backend.eventThread().getState().toString());
     }
 
-    private List<List<Operation>> operations(BenchOp op, long count) {
+    private List<List<Operation>> operations(BenchOp op, long count, boolean inPlace) {
         List<List<Operation>> ops = new ArrayList<>();
         long bytes = op.bufferBytes(count, options.type());
         for (int r = 0; r < comms.size(); r++) {
@@ -218,7 +272,7 @@ public final class Bench {
             Buffer send = buffers.get(r)[0].slice(0, bytes);
             Buffer recv = buffers.get(r)[1].slice(0, bytes);
             ops.add(op == BenchOp.SEND_RECV ? List.of(op.pair(c, send, recv, count, options.type()))
-                    : List.of(op.operation(c, send, recv, count, options.type(), options.redop(), options.root(), options.inPlace())));
+                    : List.of(op.operation(c, send, recv, count, options.type(), options.redop(), options.root(), inPlace)));
         }
         return ops;
     }

@@ -1,5 +1,6 @@
 package org.jccl.examples.bench;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,11 +10,15 @@ import org.jccl.core.ReduceOp;
 /**
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
- * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --json}, {@code --per-process}.
+ * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
+ * {@code --per-process}, {@code --plot FILE}, {@code --compare FILE}.
+ * {@code outOfPlace} and {@code inPlace} say which forms bandwidth mode measures (both, as nccl-tests, unless one
+ * is asked for); latency and pipeline modes measure one form, the in-place one only when it alone is asked for.
+ * {@code plot} is null when no plot is asked for.
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
-                    int root, int warmup, int iters, boolean check, boolean inPlace, String path, String mode,
-                    int inFlight, int ranks, boolean json, boolean perProcess) {
+                    int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
+                    String mode, int inFlight, int ranks, boolean json, boolean perProcess, Path plot, List<Path> compare) {
 
     static final String USAGE = """
             usage: bench [options]
@@ -27,13 +32,18 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               -w N           warm-up iterations, default 5
               -n N           timed iterations, default 20
               -c 0|1         check the results (#wrong column), default 1
-              --in-place     in-place forms
+              --in-place     in-place forms only (default: out-of-place and in-place side by side, as nccl-tests;
+                             latency and pipeline modes measure out-of-place unless this is given)
+              --out-of-place out-of-place forms only
               --path P       core (Work) or reactive (Mono), default core
               --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight),
                              idle (the event thread's CPU time over 2 s with nothing pending)
               --inflight N   operations in flight per rank in pipeline mode, default 64
               --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
               --json         one JSON object per result line on stdout
+              --plot FILE    bandwidth mode: also write an SVG chart of bus bandwidth against size, one curve per operation
+              --compare FILE draw another run beside jccl's in the plot: Bench's --json output, or raw_nccl_bench's
+                             --two-column output ('size busbw' lines, a '#' line naming each curve); may be repeated
               --per-process  one process per GPU (or host rank), started by jccl's launcher: ranks join through the
                              rendezvous (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT); rank 0 prints the results
             """;
@@ -49,13 +59,16 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         int warmup = 5;
         int iters = 20;
         boolean check = true;
-        boolean inPlace = false;
+        boolean outOfPlace = true;
+        boolean inPlace = true;
         String path = "core";
         String mode = "bandwidth";
         int inFlight = 64;
         int ranks = 0;
         boolean json = false;
         boolean perProcess = false;
+        Path plot = null;
+        List<Path> compare = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -69,13 +82,22 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "-w" -> warmup = Integer.parseInt(value(args, ++i, a));
                 case "-n" -> iters = Integer.parseInt(value(args, ++i, a));
                 case "-c" -> check = !value(args, ++i, a).equals("0");
-                case "--in-place" -> inPlace = true;
+                case "--in-place" -> {
+                    inPlace = true;
+                    outOfPlace = false;
+                }
+                case "--out-of-place" -> {
+                    outOfPlace = true;
+                    inPlace = false;
+                }
                 case "--path" -> path = oneOf(value(args, ++i, a), a, "core", "reactive");
                 case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline", "idle");
                 case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;
                 case "--per-process" -> perProcess = true;
+                case "--plot" -> plot = Path.of(value(args, ++i, a));
+                case "--compare" -> compare.add(Path.of(value(args, ++i, a)));
                 case "-h", "--help" -> throw new IllegalArgumentException("");
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
@@ -83,8 +105,21 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (minBytes <= 0 || maxBytes < minBytes) throw new IllegalArgumentException("need 0 < -b <= -e");
         if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
         if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
-        return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, inPlace, path,
-                mode, inFlight, ranks, json, perProcess);
+        if (plot != null && !mode.equals("bandwidth")) throw new IllegalArgumentException("--plot needs --mode bandwidth");
+        if (!compare.isEmpty() && plot == null) throw new IllegalArgumentException("--compare needs --plot");
+        return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, outOfPlace, inPlace,
+                path, mode, inFlight, ranks, json, perProcess, plot, List.copyOf(compare));
+    }
+
+    /** The one form latency and pipeline modes measure. */
+    boolean singleFormInPlace() {
+        return !outOfPlace;
+    }
+
+    /** What the results' title says about the forms measured. */
+    String formsMeasured() {
+        if (mode.equals("bandwidth") && outOfPlace && inPlace) return "out-of-place and in-place";
+        return singleFormInPlace() ? "in-place" : "out-of-place";
     }
 
     /** The sizes of the sweep, each a multiple of the element size. */

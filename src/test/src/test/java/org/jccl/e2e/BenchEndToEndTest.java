@@ -7,11 +7,26 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jccl.examples.bench.Bench;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark CLI on the host backend: every operation, a small sweep, every result checked (#wrong = 0). */
 class BenchEndToEndTest {
+    private static final Pattern WRONG = Pattern.compile("\"wrong\":([^,}]+)");
+
+    /** Every measured form of a JSON bandwidth line was checked and had no wrong element; returns how many forms. */
+    private static int assertAllFormsRight(String line) {
+        Matcher m = WRONG.matcher(line);
+        int forms = 0;
+        while (m.find()) {
+            assertEquals("0", m.group(1), line);
+            forms++;
+        }
+        return forms;
+    }
+
     private static List<String> run(String... args) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int status = Bench.run(args, new PrintStream(bytes, true, StandardCharsets.UTF_8));
@@ -27,6 +42,7 @@ class BenchEndToEndTest {
         for (String line : lines) {
             assertTrue(line.contains("\"wrong\":0"), line);
             assertTrue(line.contains("\"mode\":\"bandwidth\""), line);
+            assertEquals(2, assertAllFormsRight(line), "out-of-place and in-place, as nccl-tests: " + line);
         }
     }
 
@@ -36,7 +52,11 @@ class BenchEndToEndTest {
         List<String> lines = run("--ranks", "4", "-o", "allreduce,allgather,reducescatter,gather,scatter", "-b", "1K", "-e", "1K",
                 "-d", "int32", "-r", "max", "--in-place", "-w", "0", "-n", "2", "--json");
         assertEquals(5, lines.size(), String.join("\n", lines));
-        for (String line : lines) assertTrue(line.contains("\"wrong\":0"), line);
+        for (String line : lines) {
+            assertTrue(line.contains("\"wrong\":0"), line);
+            assertEquals(1, assertAllFormsRight(line), "--in-place alone: " + line);
+            assertTrue(line.contains("\"out_of_place\":null"), line);
+        }
     }
 
     @Test
