@@ -1,19 +1,19 @@
 #!/bin/bash
-# Measures the README's GPU figures in one sitting on the GPU machine (after ../shared/gpu/pack.sh here, with .gpu
-# carried there), on every GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
+# Measures the README's GPU figures in one sitting on a GPU host (with .gpu/ made by src/test/gpu/pack.sh, or after
+# `mvn -B -DskipTests package` and PACK_SKIP_BUILD=1 pack.sh there), on every GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
 # path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large sizes, then 8 B
 # round-trip latency and pipelined operations per second for raw, core and reactive back to back (and on one GPU
 # too when there are several), the event thread idle, and the torch.distributed reference.
-# Logs go to $LOGS (default /tmp/jccl-figures); when $OUT is set (the device tool's output folder, which brings
-# back only a few files) they are also packed into $OUT/jccl-figures.tgz, with the plot beside it.
+# Logs go to $LOGS (default /tmp/jccl-figures); when $ARCHIVE names a folder they are also packed into
+# $ARCHIVE/jccl-figures.tgz, with the plot beside it.
 set -u
 LOGS=${LOGS:-/tmp/jccl-figures}
 mkdir -p "$LOGS"
-# .gpu/run.sh sets this for jccl; the raw loop must measure the same NCCL configuration.
+# src/test/gpu/run.sh sets this for jccl; the raw loop must measure the same NCCL configuration.
 export NCCL_NVLS_ENABLE=0
 NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 [ "$NGPU" -ge 1 ] || { echo "gpu-figures.sh: no GPU found (set NGPU to override)" >&2; exit 1; }
-B="bash .gpu/run.sh main org.jccl.examples.bench.Bench"
+B="bash src/test/gpu/run.sh main org.jccl.examples.bench.Bench"
 R=/tmp/raw_nccl_bench
 run() {
   local name=$1; shift
@@ -47,8 +47,9 @@ done
 run idle          $B --mode idle -b 8
 PYTHONUNBUFFERED=1 T=240 run torch python3 examples/bench/torch_reference.py
 
-if [ -n "${OUT:-}" ]; then
-  tar -czf "$OUT/jccl-figures.tgz" -C "$LOGS" .
-  cp "$LOGS"/*.svg "$OUT"/ 2>/dev/null
-  echo "=== packed $LOGS into $OUT/jccl-figures.tgz"
+if [ -n "${ARCHIVE:-}" ]; then
+  mkdir -p "$ARCHIVE"
+  tar -czf "$ARCHIVE/jccl-figures.tgz" -C "$LOGS" .
+  cp "$LOGS"/*.svg "$ARCHIVE"/ 2>/dev/null
+  echo "=== packed $LOGS into $ARCHIVE/jccl-figures.tgz"
 fi
