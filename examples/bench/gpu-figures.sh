@@ -1,6 +1,6 @@
 #!/bin/bash
-# Measures the README's GPU figures in one sitting on a GPU host (with .gpu/ made by src/test/gpu/pack.sh, or after
-# `mvn -B -DskipTests package` and PACK_SKIP_BUILD=1 pack.sh there), on every GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
+# Measures the README's GPU figures in one sitting on a GPU host (with .gpu/ made by src/test/gpu/pack.sh), on every
+# GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
 # path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large sizes, then 8 B
 # round-trip latency and pipelined operations per second for raw, core and reactive back to back (and on one GPU
 # too when there are several), the event thread idle, and the torch.distributed reference.

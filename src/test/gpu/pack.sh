@@ -4,7 +4,7 @@
 # classes, every dependency jar, and the JUnit console launcher. Copy or carry .gpu/ and the repository there and use
 # src/test/gpu/run.sh. On a GPU host WITH a JDK and Maven, use `mvn -B verify -Pgpu` instead.
 #
-# Usage, from the repository root:  bash src/test/gpu/pack.sh        (PACK_SKIP_BUILD=1 reuses the last build)
+# Usage, from the repository root:  bash src/test/gpu/pack.sh
 set -euo pipefail
 [ -f pom.xml ] && [ -d core ] || { echo "pack.sh: run it from the repository root" >&2; exit 2; }
 OUTDIR=$(pwd)/.gpu
@@ -21,15 +21,13 @@ if [ ! -f "$OUTDIR/jre.tar.xz" ]; then
   rm -rf "$tmp"
 fi
 
-if [ "${PACK_SKIP_BUILD:-0}" != 1 ]; then
-  echo "pack.sh: building (tests skipped)"
-  mvn -q -B -DskipTests package
-fi
 rm -rf "$OUTDIR/lib" "$OUTDIR/test-classes"
 mkdir -p "$OUTDIR/lib" "$OUTDIR/test-classes"
-# Dependencies of every module (test scope included), then the modules' own jars and test classes. Maven resolves
-# the reactor's own modules from their target/ folders, so nothing is installed into the local repository.
-mvn -q -B dependency:copy-dependencies -DincludeScope=test -DexcludeGroupIds=org.jccl -DoutputDirectory="$OUTDIR/lib"
+# Build (tests compiled, not run) and copy every module's dependencies (test scope included) in one reactor run, so
+# the project's own modules resolve from their target/ folders and nothing is installed into the local repository.
+echo "pack.sh: building (tests skipped)"
+mvn -q -B -DskipTests package dependency:copy-dependencies -DincludeScope=test -DexcludeGroupIds=org.jccl \
+    -DoutputDirectory="$OUTDIR/lib"
 for module in core reactive device-api window-rma examples src/test; do
   for jar in "$module"/target/*.jar; do
     case "$jar" in *-sources.jar|*-javadoc.jar|*-tests.jar|*'*'*) ;; *) cp "$jar" "$OUTDIR/lib/" ;; esac
