@@ -96,7 +96,7 @@ public final class RendezvousClient implements AutoCloseable {
      * @throws RendezvousException if the server refuses, or cannot be reached in time
      */
     public static RendezvousClient connectNow(RendezvousOptions options) {
-        return Waiting.await(connect(options), options.timeout().plus(ANSWER_GRACE),
+        return BoundedWait.await(connect(options), options.timeout().plus(ANSWER_GRACE),
                 "connecting to the rendezvous server at " + options.host() + ":" + options.port());
     }
 
@@ -172,7 +172,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #set(String, byte[])}. */
     public void setNow(String key, byte[] value) {
-        Waiting.await(set(key, value), options.timeout().plus(ANSWER_GRACE), "set(" + key + ")");
+        BoundedWait.await(set(key, value), options.timeout().plus(ANSWER_GRACE), "set(" + key + ")");
     }
 
     /** The value of key, waiting for it to be set for at most {@link RendezvousOptions#timeout()}. */
@@ -193,7 +193,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #get(String, Duration)}. */
     public byte[] getNow(String key, Duration timeout) {
-        return Waiting.await(get(key, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "get(" + key + ")");
+        return BoundedWait.await(get(key, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "get(" + key + ")");
     }
 
     /** The value of key if it is set now, without waiting. */
@@ -210,7 +210,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #tryGet(String)}. */
     public Optional<byte[]> tryGetNow(String key) {
-        return Waiting.await(tryGet(key), options.timeout().plus(ANSWER_GRACE), "tryGet(" + key + ")");
+        return BoundedWait.await(tryGet(key), options.timeout().plus(ANSWER_GRACE), "tryGet(" + key + ")");
     }
 
     /** Completes when every key is set, or fails after timeout. */
@@ -228,7 +228,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #waitFor(List, Duration)}. */
     public void waitForNow(List<String> keys, Duration timeout) {
-        Waiting.await(waitFor(keys, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "waitFor(" + keys + ")");
+        BoundedWait.await(waitFor(keys, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "waitFor(" + keys + ")");
     }
 
     // ---- atomic operations -----------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #add(String, long)}. */
     public long addNow(String key, long delta) {
-        return Waiting.await(add(key, delta), options.timeout().plus(ANSWER_GRACE), "add(" + key + ")");
+        return BoundedWait.await(add(key, delta), options.timeout().plus(ANSWER_GRACE), "add(" + key + ")");
     }
 
     /**
@@ -263,7 +263,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #compareAndSet(String, byte[], byte[])}. */
     public boolean compareAndSetNow(String key, byte @Nullable [] expected, byte[] desired) {
-        return Waiting.await(compareAndSet(key, expected, desired), options.timeout().plus(ANSWER_GRACE),
+        return BoundedWait.await(compareAndSet(key, expected, desired), options.timeout().plus(ANSWER_GRACE),
                 "compareAndSet(" + key + ")");
     }
 
@@ -275,7 +275,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #delete(String)}. */
     public boolean deleteNow(String key) {
-        return Waiting.await(delete(key), options.timeout().plus(ANSWER_GRACE), "delete(" + key + ")");
+        return BoundedWait.await(delete(key), options.timeout().plus(ANSWER_GRACE), "delete(" + key + ")");
     }
 
     // ---- barrier and liveness --------------------------------------------------------------------------------
@@ -297,7 +297,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #barrier(String, int, Duration)}. */
     public void barrierNow(String name, int size, Duration timeout) {
-        Waiting.await(barrier(name, size, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "barrier(" + name + ")");
+        BoundedWait.await(barrier(name, size, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "barrier(" + name + ")");
     }
 
     /** The ranks the server now counts as dead (ended without leaving, or silent too long), asked of the server. */
@@ -314,7 +314,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #deadRanks()}. */
     public Set<Integer> deadRanksNow() {
-        return Waiting.await(deadRanks(), options.timeout().plus(ANSWER_GRACE), "deadRanks()");
+        return BoundedWait.await(deadRanks(), options.timeout().plus(ANSWER_GRACE), "deadRanks()");
     }
 
     /** The ranks the server has announced dead to this client so far (no round trip). */
@@ -405,7 +405,7 @@ public final class RendezvousClient implements AutoCloseable {
         answer.whenComplete((a, t) -> {
             Runnable completion = () -> {
                 if (t != null) {
-                    result.completeExceptionally(Waiting.unwrap(t, "rendezvous"));
+                    result.completeExceptionally(BoundedWait.unwrap(t, "rendezvous"));
                     return;
                 }
                 try {
@@ -434,7 +434,7 @@ public final class RendezvousClient implements AutoCloseable {
     private static long millis(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || timeout.isZero()) throw new InvalidArgumentException("timeout must be positive, not " + timeout);
-        return Math.max(1, Waiting.capped(timeout).toMillis());
+        return Math.max(1, BoundedWait.capped(timeout).toMillis());
     }
 
     private static byte[] readValue(Frame f) {

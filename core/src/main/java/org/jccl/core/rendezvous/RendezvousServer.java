@@ -96,7 +96,7 @@ public final class RendezvousServer implements AutoCloseable {
      * @throws RendezvousException if it cannot bind
      */
     public static RendezvousServer bindNow(RendezvousOptions options) {
-        return Waiting.await(bind(options), options.timeout(), "binding the rendezvous server");
+        return BoundedWait.await(bind(options), options.timeout(), "binding the rendezvous server");
     }
 
     /** The address it listens on. */
@@ -127,7 +127,7 @@ public final class RendezvousServer implements AutoCloseable {
         if (loop.next().inEventLoop()) return state.store.keys();
         CompletableFuture<Set<String>> f = new CompletableFuture<>();
         loop.execute(() -> f.complete(state.store.keys()));
-        return Waiting.await(f, SHUTDOWN_TIMEOUT, "reading the keys");
+        return BoundedWait.await(f, SHUTDOWN_TIMEOUT, "reading the keys");
     }
 
     /** Closes every connection and stops listening; waits up to a few seconds. Idempotent. */

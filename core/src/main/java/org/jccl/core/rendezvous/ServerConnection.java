@@ -77,7 +77,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 String key = in.string();
                 long timeoutMillis = in.i64();
                 in.end();
-                if (timeoutMillis > 0) timeoutMillis = Math.min(timeoutMillis, Waiting.LONGEST.toMillis());
+                if (timeoutMillis > 0) timeoutMillis = Math.min(timeoutMillis, BoundedWait.LONGEST.toMillis());
                 if (timeoutMillis <= 0) {
                     byte[] v = state.store.get(key);
                     PayloadWriter out = new PayloadWriter().u8(v == null ? 0 : 1).bytes(v == null ? new byte[0] : v);
@@ -213,7 +213,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
 
     private static long positiveTimeout(long millis) {
         if (millis <= 0) throw new MalformedFrameException("timeout must be positive, not " + millis);
-        return Math.min(millis, Waiting.LONGEST.toMillis());
+        return Math.min(millis, BoundedWait.LONGEST.toMillis());
     }
 
     @Override
