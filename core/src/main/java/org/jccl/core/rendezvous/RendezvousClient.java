@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -28,6 +27,7 @@ import java.util.function.Function;
 import java.util.function.IntConsumer;
 import org.jccl.core.UniqueId;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.net.NetLoops;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The asynchronous methods are canonical: each returns a {@link CompletableFuture} completed on this client's
  * callback thread ({@code jccl-rendezvous-callbacks}), never on a Netty thread, so continuations may block briefly
- * without stalling heartbeats. Each has a blocking twin ending in {@code Now} that waits at most the operation's
+ * without stalling heartbeats. Its connection runs on {@link RendezvousOptions#loops()} (by default the thread
+ * {@code jccl-rendezvous-net-*} that the servers and clients of this JVM share). Each has a blocking twin ending in {@code Now} that waits at most the operation's
  * timeout. Operations that wait ({@link #get}, {@link #waitFor}, {@link #barrier}) take a timeout or use
  * {@link RendezvousOptions#timeout()}; they fail with {@link RendezvousTimeoutException} when it runs out, and every
  * pending operation fails with {@link RendezvousException} when the connection to the server is lost (closed, or
@@ -51,16 +52,16 @@ public final class RendezvousClient implements AutoCloseable {
     private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(2);
 
     private final RendezvousOptions options;
-    private final EventLoopGroup loop;
+    private final NetLoops.Lease lease;
     private final ExecutorService callbacks;
     private final Channel channel;
     private final ClientConnection connection;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RendezvousClient(RendezvousOptions options, EventLoopGroup loop, ExecutorService callbacks, Channel channel,
+    private RendezvousClient(RendezvousOptions options, NetLoops.Lease lease, ExecutorService callbacks, Channel channel,
                              ClientConnection connection) {
         this.options = options;
-        this.loop = loop;
+        this.lease = lease;
         this.callbacks = callbacks;
         this.channel = channel;
         this.connection = connection;
@@ -76,14 +77,19 @@ public final class RendezvousClient implements AutoCloseable {
      */
     public static CompletableFuture<RendezvousClient> connect(RendezvousOptions options) {
         Objects.requireNonNull(options, "options");
-        EventLoopGroup loop = new NioEventLoopGroup(1, new DefaultThreadFactory("jccl-rendezvous-client", true));
+        NetLoops.Lease lease;
+        try {
+            lease = options.loops().lease();
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(new RendezvousException("cannot connect to the rendezvous server", e));
+        }
         ExecutorService callbacks = Executors.newSingleThreadExecutor(new DefaultThreadFactory("jccl-rendezvous-callbacks", true));
         CompletableFuture<RendezvousClient> result = new CompletableFuture<>();
         long deadline = System.nanoTime() + options.timeout().toNanos();
-        attempt(options, loop, callbacks, deadline, result);
+        attempt(options, lease, callbacks, deadline, result);
         result.whenComplete((c, t) -> {
             if (t != null) {
-                loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+                lease.release();
                 callbacks.shutdown();
             }
         });
@@ -100,8 +106,11 @@ public final class RendezvousClient implements AutoCloseable {
                 "connecting to the rendezvous server at " + options.host() + ":" + options.port());
     }
 
-    private static void attempt(RendezvousOptions options, EventLoopGroup loop, ExecutorService callbacks, long deadline,
+    private static void attempt(RendezvousOptions options, NetLoops.Lease lease, ExecutorService callbacks, long deadline,
                                 CompletableFuture<RendezvousClient> result) {
+        // Given up (timed out, cancelled) while a retry was scheduled: the loops may be shared, so stop here.
+        if (result.isDone()) return;
+        EventLoopGroup loop = lease.group();
         ClientConnection connection = new ClientConnection(options, callbacks);
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
@@ -123,7 +132,7 @@ public final class RendezvousClient implements AutoCloseable {
             if (cf.isSuccess()) {
                 connection.joined.whenComplete((v, t) -> {
                     if (t == null) {
-                        RendezvousClient client = new RendezvousClient(options, loop, callbacks, cf.channel(), connection);
+                        RendezvousClient client = new RendezvousClient(options, lease, callbacks, cf.channel(), connection);
                         if (!result.complete(client)) client.close();
                     } else {
                         cf.channel().close();
@@ -131,7 +140,7 @@ public final class RendezvousClient implements AutoCloseable {
                     }
                 });
             } else if (cf.cause() instanceof ConnectException && System.nanoTime() < deadline) {
-                loop.schedule(() -> attempt(options, loop, callbacks, deadline, result),
+                loop.schedule(() -> attempt(options, lease, callbacks, deadline, result),
                         RETRY_DELAY.toMillis(), TimeUnit.MILLISECONDS);
             } else {
                 result.completeExceptionally(new RendezvousException("cannot reach the rendezvous server at "
@@ -368,8 +377,9 @@ public final class RendezvousClient implements AutoCloseable {
     // ---- lifecycle -------------------------------------------------------------------------------------------
 
     /**
-     * Leaves cleanly (so the server does not count this rank dead), closes the connection and stops this client's
-     * threads; pending operations fail. Waits at most a few seconds. Idempotent.
+     * Leaves cleanly (so the server does not count this rank dead), closes the connection, stops the callback
+     * thread and gives the event loop back (jccl's threads stop once nothing uses them; an application's group is
+     * left running); pending operations fail. Waits at most a few seconds. Idempotent.
      */
     @Override
     public void close() {
@@ -385,7 +395,7 @@ public final class RendezvousClient implements AutoCloseable {
             }
         }
         channel.close().awaitUninterruptibly(LEAVE_TIMEOUT.toMillis());
-        loop.shutdownGracefully(0, LEAVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        lease.release();
         callbacks.shutdown();
     }
 

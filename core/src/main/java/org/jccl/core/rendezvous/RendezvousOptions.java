@@ -10,6 +10,7 @@ import java.util.Objects;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.config.JcclSettings.Setting;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.net.NetLoops;
 
 /**
  * Immutable settings of a rendezvous client or server, made by {@link #builder()} or read by
@@ -39,6 +40,11 @@ public final class RendezvousOptions {
     public static final int MIN_SECRET_BYTES = 16;
     /** The rank of a client that takes part in no rank (a launcher or a monitoring tool). */
     public static final int NO_RANK = -1;
+    /**
+     * Default event loops: one daemon thread ({@code jccl-rendezvous-net-*}) shared by every server and client of
+     * this JVM that uses the default, started with the first and stopped when the last closes.
+     */
+    public static final NetLoops DEFAULT_LOOPS = NetLoops.owned("jccl-rendezvous-net", 1);
 
     private final String host;
     private final int port;
@@ -53,6 +59,7 @@ public final class RendezvousOptions {
     private final Duration deadAfter;
     private final Duration handshakeTimeout;
     private final int maxFrameBytes;
+    private final NetLoops loops;
 
     private RendezvousOptions(Builder b) {
         this.host = b.host;
@@ -68,6 +75,7 @@ public final class RendezvousOptions {
         this.deadAfter = b.deadAfter;
         this.handshakeTimeout = b.handshakeTimeout;
         this.maxFrameBytes = b.maxFrameBytes;
+        this.loops = b.loops;
     }
 
     /** A builder with the documented defaults and no secret (which {@link Builder#build()} requires). */
@@ -91,6 +99,7 @@ public final class RendezvousOptions {
         b.deadAfter = deadAfter;
         b.handshakeTimeout = handshakeTimeout;
         b.maxFrameBytes = maxFrameBytes;
+        b.loops = loops;
         return b;
     }
 
@@ -226,13 +235,18 @@ public final class RendezvousOptions {
         return maxFrameBytes;
     }
 
+    /** The event loops a server or client runs on ({@link #DEFAULT_LOOPS} unless set). */
+    public NetLoops loops() {
+        return loops;
+    }
+
     /** Everything but the secret. */
     @Override
     public String toString() {
         return "RendezvousOptions[host=" + host + ", port=" + port + ", bind=" + bindAddress + ", rank=" + rank
                 + ", worldSize=" + worldSize + ", localRank=" + localRank + ", storeHost=" + storeHost
                 + ", timeout=" + timeout + ", heartbeat=" + heartbeatInterval + ", deadAfter=" + deadAfter
-                + ", handshakeTimeout=" + handshakeTimeout + ", maxFrameBytes=" + maxFrameBytes + "]";
+                + ", handshakeTimeout=" + handshakeTimeout + ", maxFrameBytes=" + maxFrameBytes + ", loops=" + loops + "]";
     }
 
     /** Builds {@link RendezvousOptions}; not thread-safe. */
@@ -250,6 +264,7 @@ public final class RendezvousOptions {
         private Duration deadAfter = DEFAULT_DEAD_AFTER;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private NetLoops loops = DEFAULT_LOOPS;
 
         private Builder() {
         }
@@ -347,6 +362,16 @@ public final class RendezvousOptions {
                 throw new InvalidArgumentException("maxFrameBytes must be >= " + MIN_MAX_FRAME_BYTES + ", not " + maxFrameBytes);
             }
             this.maxFrameBytes = maxFrameBytes;
+            return this;
+        }
+
+        /**
+         * The event loops to run on: {@link #DEFAULT_LOOPS}, or {@code NetLoops.of(group)} to run on a group the
+         * application already has (jccl never shuts that one down). A server keeps all its connections on one loop
+         * of the group, so its state needs no locks.
+         */
+        public Builder loops(NetLoops loops) {
+            this.loops = Objects.requireNonNull(loops, "loops");
             return this;
         }
 
