@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,6 +38,8 @@ final class BootstrapRoot {
     private final boolean allowLocal;
     private final Channel server;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Fails the ranks still missing at the init timeout; cancelled when the root closes (loops may be shared). */
+    private volatile @Nullable ScheduledFuture<?> expiry;
     private int nranks = -1;
     private final Map<Integer, Member> members = new HashMap<>();
 
@@ -81,7 +84,7 @@ final class BootstrapRoot {
             self.set(root);
             OPEN.put(root.id.key(), root);
             MADE_HERE.add(root.id.key());
-            server.eventLoop().schedule(root::expire, HostComm.initTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            root.expiry = server.eventLoop().schedule(root::expire, HostComm.initTimeout().toMillis(), TimeUnit.MILLISECONDS);
             return root;
         } catch (RuntimeException e) {
             HostNetwork.release();
@@ -210,6 +213,8 @@ final class BootstrapRoot {
     void close() {
         if (!closed.compareAndSet(false, true)) return;
         OPEN.remove(id.key(), this);
+        ScheduledFuture<?> e = expiry;
+        if (e != null) e.cancel(false);
         server.close().addListener(f -> HostNetwork.release());
     }
 

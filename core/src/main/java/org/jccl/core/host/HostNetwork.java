@@ -1,8 +1,6 @@
 package org.jccl.core.host;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -10,19 +8,21 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.Collections;
-import java.util.concurrent.TimeUnit;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.net.HostBackendLoops;
+import org.jccl.core.net.NetLoops;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The process-wide Netty threads of the host backend's network transport, shared by every bootstrap root and
- * network clique and shut down when the last one is released (so no thread outlives the communicators). Also
- * where listeners bind: the rendezvous bind rules ({@code jccl.rendezvous.bind}, loopback unless set).
+ * network clique: one lease on {@link HostBackendLoops#current()}, taken by the first user and given back by the
+ * last (jccl's own threads then stop, so none outlives the communicators; an application's group is left
+ * running). Also where listeners bind: the rendezvous bind rules ({@code jccl.rendezvous.bind}, loopback unless set).
  */
 final class HostNetwork {
     private static final Object LOCK = new Object();
-    private static @Nullable EventLoopGroup group;
+    private static NetLoops.@Nullable Lease lease;
     private static int users;
 
     private HostNetwork() {
@@ -31,22 +31,24 @@ final class HostNetwork {
     /** The shared event loop group; every acquire needs one {@link #release}. */
     static EventLoopGroup acquire() {
         synchronized (LOCK) {
-            if (group == null) {
-                int threads = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
-                group = new NioEventLoopGroup(threads, new DefaultThreadFactory("jccl-host-net", true));
+            NetLoops.Lease l = lease;
+            if (l == null) {
+                l = HostBackendLoops.current().lease();
+                lease = l;
             }
             users++;
-            return group;
+            return l.group();
         }
     }
 
-    /** Gives back one {@link #acquire}; the last release stops the threads. */
+    /** Gives back one {@link #acquire}; the last release gives the loops back (jccl's own threads stop). */
     static void release() {
         synchronized (LOCK) {
             if (users == 0) return;
-            if (--users == 0 && group != null) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-                group = null;
+            NetLoops.Lease l = lease;
+            if (--users == 0 && l != null) {
+                l.release();
+                lease = null;
             }
         }
     }
