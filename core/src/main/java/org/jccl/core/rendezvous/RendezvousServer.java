@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The rendezvous server: an authenticated in-memory key-value store with waits, counters, compare-and-set and
- * barriers, which also tracks which ranks are alive. It listens on {@link RendezvousOptions#bindAddress()}
+ * barriers, which also tracks which ranks are alive. The store is bounded ({@link RendezvousOptions#maxStoreBytes()},
+ * {@link RendezvousOptions#maxKeysPerClient()}): a write past a limit fails with
+ * {@link ErrorCode#LIMIT_EXCEEDED} and stores nothing. It listens on {@link RendezvousOptions#bindAddress()}
  * (loopback by default) and {@link RendezvousOptions#port()} (0: any free port, see {@link #port()}).
  *
  * <p>One Netty event loop of {@link RendezvousOptions#loops()} accepts and serves every connection and owns all
@@ -75,7 +77,8 @@ public final class RendezvousServer implements AutoCloseable {
         // One loop of the group for the listener and every connection: the state is confined to its thread.
         EventLoop loop = lease.group().next();
         ChannelGroup connections = new DefaultChannelGroup("rendezvous-server", loop);
-        ServerState state = new ServerState(options.worldSize());
+        ServerState state = new ServerState(options.worldSize(),
+                new KeyValueStore(options.maxStoreBytes(), options.maxKeysPerClient()));
         byte[] secret = options.secret();
         long deadAfterNanos = options.deadAfter().toNanos();
         ServerBootstrap bootstrap = new ServerBootstrap()

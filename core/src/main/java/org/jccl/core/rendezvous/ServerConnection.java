@@ -29,6 +29,8 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     private final byte[] secret;
     private final Duration handshakeTimeout;
     private final byte[] serverNonce = Handshake.nonce();
+    /** Whom the store counts the keys this connection creates against. */
+    private final long connectionId;
     private @Nullable ScheduledFuture<?> handshakeTimer;
     private boolean joined;
     private int rank = RendezvousOptions.NO_RANK;
@@ -40,6 +42,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         this.state = state;
         this.secret = secret;
         this.handshakeTimeout = handshakeTimeout;
+        this.connectionId = state.newConnectionId();
     }
 
     @Override
@@ -69,7 +72,12 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 String key = in.string();
                 byte[] value = in.bytes();
                 in.end();
-                state.store.set(key, value);
+                try {
+                    state.store.set(key, value, connectionId);
+                } catch (StoreLimitException e) {
+                    sendError(ch, id, ErrorCode.LIMIT_EXCEEDED, e.getMessage());
+                    return;
+                }
                 ch.writeAndFlush(Frame.empty(MessageType.RESULT, id));
                 state.keysChanged();
             }
@@ -101,9 +109,12 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 in.end();
                 long value;
                 try {
-                    value = state.store.add(key, delta);
+                    value = state.store.add(key, delta, connectionId);
                 } catch (NumberFormatException | ArithmeticException e) {
                     sendError(ch, id, ErrorCode.BAD_REQUEST, "key '" + key + "' does not hold a counter in range");
+                    return;
+                } catch (StoreLimitException e) {
+                    sendError(ch, id, ErrorCode.LIMIT_EXCEEDED, e.getMessage());
                     return;
                 }
                 ch.writeAndFlush(Frame.of(MessageType.RESULT, id, new PayloadWriter().i64(value)));
@@ -115,7 +126,13 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 byte[] expected = in.bytes();
                 byte[] desired = in.bytes();
                 in.end();
-                boolean swapped = state.store.compareAndSet(key, hasExpected ? expected : null, desired);
+                boolean swapped;
+                try {
+                    swapped = state.store.compareAndSet(key, hasExpected ? expected : null, desired, connectionId);
+                } catch (StoreLimitException e) {
+                    sendError(ch, id, ErrorCode.LIMIT_EXCEEDED, e.getMessage());
+                    return;
+                }
                 ch.writeAndFlush(Frame.of(MessageType.RESULT, id, new PayloadWriter().u8(swapped ? 1 : 0)));
                 if (swapped) state.keysChanged();
             }
@@ -221,6 +238,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         if (handshakeTimer != null) handshakeTimer.cancel(false);
         Channel ch = ctx.channel();
         state.forget(ch);
+        state.store.forgetOwner(connectionId);
         if (rank >= 0 && state.ranks.release(rank, ch, leftCleanly)) {
             LOG.warn("rendezvous: rank {} ({}) is dead: its connection ended without LEAVE", rank, ch.remoteAddress());
             state.announceDead(rank);
