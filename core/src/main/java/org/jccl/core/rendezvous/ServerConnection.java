@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The server's side of one connection. It challenges the peer at once and accepts nothing but a JOIN until the peer
  * has proved the secret; any protocol violation (malformed or oversized frame, unexpected type, bad proof, a rank
- * already held) closes this connection only. Every request is parsed completely before it changes anything, so a
+ * already held) or a handshake that takes too long closes this connection only, after an ERROR that says why (so a
+ * client, or a test, can tell one reason from another). Every request is parsed completely before it changes anything, so a
  * malformed one changes no key. Runs on the server's event-loop thread.
  */
 final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
@@ -51,7 +53,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         handshakeTimer = ctx.executor().schedule(() -> {
             LOG.warn("rendezvous: {} did not authenticate within {} ms; closing it", ctx.channel().remoteAddress(),
                     handshakeTimeout.toMillis());
-            ctx.close();
+            refuse(ctx.channel(), ErrorCode.TIMEOUT, "did not authenticate within " + handshakeTimeout.toMillis() + " ms");
         }, handshakeTimeout.toNanos(), TimeUnit.NANOSECONDS);
         ctx.fireChannelActive();
     }
@@ -250,7 +252,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
             LOG.warn("rendezvous: {} (rank {}) silent too long; closing it", ctx.channel().remoteAddress(), rank);
-            ctx.close();
+            refuse(ctx.channel(), ErrorCode.TIMEOUT, "silent for longer than deadAfter; closing the connection");
         } else {
             ctx.fireUserEventTriggered(evt);
         }
@@ -259,8 +261,14 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (closing) return;
-        closing = true;
         LOG.warn("rendezvous: closing {} (rank {}): {}", ctx.channel().remoteAddress(), rank, cause.toString());
-        ctx.close();
+        Throwable fault = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (fault instanceof DecoderException || fault instanceof MalformedFrameException) {
+            refuse(ctx.channel(), ErrorCode.BAD_REQUEST, "protocol violation, closing the connection: " + fault.getMessage());
+        } else {
+            // An I/O failure: the connection is broken, nothing can be told.
+            closing = true;
+            ctx.close();
+        }
     }
 }

@@ -116,6 +116,13 @@ final class ServerState {
         }, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /** The requests waiting for keys or at barriers, for diagnostics and tests. */
+    int pendingRequests() {
+        int n = keyWaiters.size();
+        for (Barrier b : barriers.values()) n += b.arrivals.size();
+        return n;
+    }
+
     /** Forgets everything a closed connection was waiting for. */
     void forget(Channel ch) {
         members.remove(ch);
