@@ -7,7 +7,9 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.Collections;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.net.HostBackendLoops;
@@ -18,12 +20,28 @@ import org.jspecify.annotations.Nullable;
  * The process-wide Netty threads of the host backend's network transport, shared by every bootstrap root and
  * network clique: one lease on {@link HostBackendLoops#current()}, taken by the first user and given back by the
  * last (jccl's own threads then stop, so none outlives the communicators; an application's group is left
- * running). Also where listeners bind: the rendezvous bind rules ({@code jccl.rendezvous.bind}, loopback unless set).
+ * running). Also where listeners bind (the rendezvous bind rules, {@code jccl.rendezvous.bind}, loopback unless
+ * set), how long an accepted connection has to authenticate, and how many were refused and why.
  */
 final class HostNetwork {
     private static final Object LOCK = new Object();
     private static NetLoops.@Nullable Lease lease;
     private static int users;
+    private static final AtomicLongArray REFUSALS = new AtomicLongArray(Refusal.values().length);
+
+    /** Why a connection to a bootstrap root or a data port was dropped before it was admitted. */
+    enum Refusal {
+        /** A frame longer than {@link Wire#HANDSHAKE_MAX_FRAME}, refused on its length field alone. */
+        OVERSIZED_FRAME,
+        /** A first frame that is not a well-formed JOIN or HELLO, or an undecodable stream. */
+        MALFORMED,
+        /** A JOIN or HELLO with another communicator's token. */
+        WRONG_TOKEN,
+        /** A HELLO with the token for a rank that is out of range or already connected. */
+        UNEXPECTED_RANK,
+        /** Nothing admissible within {@link #handshakeTimeout()}. */
+        HANDSHAKE_TIMEOUT
+    }
 
     private HostNetwork() {
     }
@@ -51,6 +69,21 @@ final class HostNetwork {
                 lease = null;
             }
         }
+    }
+
+    /** How long a connection to a root or a data port may take to present its JOIN or HELLO. */
+    static Duration handshakeTimeout() {
+        return JcclSettings.HOST_HANDSHAKE_TIMEOUT.duration();
+    }
+
+    /** Counts one refused connection (process-wide; the refusal is logged where it happens). */
+    static void refused(Refusal why) {
+        REFUSALS.incrementAndGet(why.ordinal());
+    }
+
+    /** How many connections this process refused for that reason so far, for diagnostics and tests. */
+    static long refusals(Refusal why) {
+        return REFUSALS.get(why.ordinal());
     }
 
     /** The number of holders of the shared threads, for tests. */
