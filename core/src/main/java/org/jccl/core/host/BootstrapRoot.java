@@ -216,6 +216,14 @@ final class BootstrapRoot {
         close();
     }
 
+    /**
+     * For tests that need the transport idle: expires every root still open in this JVM (ids made and never used
+     * by earlier tests), as if their init timeout had passed.
+     */
+    static void expireAll() {
+        for (BootstrapRoot r : OPEN.values()) r.expire();
+    }
+
     /** Stops listening; idempotent. */
     void close() {
         if (!closed.compareAndSet(false, true)) return;

@@ -8,7 +8,9 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.InvalidArgumentException;
@@ -18,14 +20,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The process-wide Netty threads of the host backend's network transport, shared by every bootstrap root and
- * network clique: one lease on {@link HostBackendLoops#current()}, taken by the first user and given back by the
- * last (jccl's own threads then stop, so none outlives the communicators; an application's group is left
- * running). Also where listeners bind (the rendezvous bind rules, {@code jccl.rendezvous.bind}, loopback unless
+ * network clique: a lease on {@link HostBackendLoops#current()}, taken by the first user (and again when the
+ * application names other loops) and given back when the last user is gone (jccl's own threads then stop, so none
+ * outlives the communicators; an application's group is left running). Also where listeners bind (the rendezvous bind rules, {@code jccl.rendezvous.bind}, loopback unless
  * set), how long an accepted connection has to authenticate, and how many were refused and why.
  */
 final class HostNetwork {
     private static final Object LOCK = new Object();
-    private static NetLoops.@Nullable Lease lease;
+    /** The lease new users get, and the loops it came from. */
+    private static NetLoops.@Nullable Lease current;
+    private static @Nullable NetLoops currentFrom;
+    /** Every lease taken since the transport was last idle, the current one included. */
+    private static final List<NetLoops.Lease> LEASES = new ArrayList<>();
     private static int users;
     private static final AtomicLongArray REFUSALS = new AtomicLongArray(Refusal.values().length);
 
@@ -46,28 +52,39 @@ final class HostNetwork {
     private HostNetwork() {
     }
 
-    /** The shared event loop group; every acquire needs one {@link #release}. */
+    /**
+     * The event loop group for a new root or clique: from the loops {@link HostBackendLoops#current()} names now.
+     * Every acquire needs one {@link #release}.
+     *
+     * @throws IllegalStateException if those loops are an application's group that was shut down
+     */
     static EventLoopGroup acquire() {
         synchronized (LOCK) {
-            NetLoops.Lease l = lease;
-            if (l == null) {
-                l = HostBackendLoops.current().lease();
-                lease = l;
+            NetLoops wanted = HostBackendLoops.current();
+            NetLoops.Lease l = current;
+            if (l == null || currentFrom != wanted) {
+                l = wanted.lease();
+                current = l;
+                currentFrom = wanted;
+                LEASES.add(l);
             }
             users++;
             return l.group();
         }
     }
 
-    /** Gives back one {@link #acquire}; the last release gives the loops back (jccl's own threads stop). */
+    /**
+     * Gives back one {@link #acquire}; the last gives back every lease (jccl's own threads stop). A clique gives its
+     * hold back without saying on which group, so a group stays leased until the whole transport is idle: a change
+     * of loops never stops threads a root or clique still uses.
+     */
     static void release() {
         synchronized (LOCK) {
-            if (users == 0) return;
-            NetLoops.Lease l = lease;
-            if (--users == 0 && l != null) {
-                l.release();
-                lease = null;
-            }
+            if (users == 0 || --users > 0) return;
+            for (NetLoops.Lease l : LEASES) l.release();
+            LEASES.clear();
+            current = null;
+            currentFrom = null;
         }
     }
 

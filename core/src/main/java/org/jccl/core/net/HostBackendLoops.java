@@ -21,15 +21,15 @@ public final class HostBackendLoops {
     }
 
     /**
-     * Makes the transport use loops from now on. It takes effect the next time the transport starts: at once when
-     * no root or communicator spanning processes is open in this JVM, otherwise once the last of them has closed
-     * (those keep the loops they started on).
+     * Makes the transport use loops from now on: roots and communicators spanning processes opened later run on
+     * them; those open now keep the loops they started on, which stay leased (jccl's own threads running) until no
+     * root or communicator of the transport is open.
      */
     public static void use(NetLoops loops) {
         current = Objects.requireNonNull(loops, "loops");
     }
 
-    /** The loops the transport takes when it next starts. */
+    /** The loops that new roots and communicators spanning processes run on. */
     public static NetLoops current() {
         return current;
     }
