@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * The process-wide Netty threads of the host backend's network transport, shared by every bootstrap root and
  * network clique: a lease on {@link HostBackendLoops#current()}, taken by the first user (and again when the
  * application names other loops) and given back when the last user is gone (jccl's own threads then stop, so none
- * outlives the communicators; an application's group is left running). Also where listeners bind (the rendezvous bind rules, {@code jccl.rendezvous.bind}, loopback unless
- * set), how long an accepted connection has to authenticate, and how many were refused and why.
+ * outlives the communicators; an application's group is left running). Also where listeners bind (the rendezvous
+ * bind rules, {@code jccl.rendezvous.bind}, loopback unless set), how long an accepted connection has to
+ * authenticate, and how many were refused and why.
  */
 final class HostNetwork {
     private static final Object LOCK = new Object();

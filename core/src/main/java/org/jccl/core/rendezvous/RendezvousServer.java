@@ -161,14 +161,17 @@ public final class RendezvousServer implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
-        boolean onLoop = inGroup();
-        if (onLoop) {
-            listener.close();
-            closeConnections();
+        // A thread of the group must not block on the group (it could be waiting for itself): it only starts things.
+        boolean mayWait = !inGroup();
+        if (mayWait) listener.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT.toMillis());
+        else listener.close();
+        CompletableFuture<Void> closing = new CompletableFuture<>();
+        if (loop.inEventLoop()) {
+            closeConnections().addListener(f -> closing.complete(null));
         } else {
-            listener.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT.toMillis());
-            CompletableFuture<Void> closing = new CompletableFuture<>();
             loop.execute(() -> closeConnections().addListener(f -> closing.complete(null)));
+        }
+        if (mayWait) {
             try {
                 closing.get(SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
@@ -178,11 +181,10 @@ public final class RendezvousServer implements AutoCloseable {
             }
         }
         Future<?> stopped = lease.release();
-        // A thread of the group cannot wait for the group to end: it would wait for itself.
-        if (!onLoop) stopped.awaitUninterruptibly(SHUTDOWN_TIMEOUT.toMillis());
+        if (mayWait) stopped.awaitUninterruptibly(SHUTDOWN_TIMEOUT.toMillis());
     }
 
-    /** On the loop: members hear why, then every connection (members or still authenticating) is closed. */
+    /** On the server's loop: members hear why, then every connection (members or still authenticating) is closed. */
     private Future<Void> closeConnections() {
         List<Channel> members = new ArrayList<>(state.members());
         for (Channel c : members) {

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * The server's side of one connection. It challenges the peer at once and accepts nothing but a JOIN until the peer
  * has proved the secret; any protocol violation (malformed or oversized frame, unexpected type, bad proof, a rank
  * already held) or a handshake that takes too long closes this connection only, after an ERROR that says why (so a
- * client, or a test, can tell one reason from another). Every request is parsed completely before it changes anything, so a
- * malformed one changes no key. Runs on the server's event-loop thread.
+ * client, or a test, can tell one reason from another). Every request is parsed completely before it changes
+ * anything, so a malformed one changes no key. Runs on the server's event-loop thread.
  */
 final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
