@@ -110,6 +110,20 @@ public final class JcclSettings {
     public static final Setting RENDEZVOUS_MAX_FRAME =
             new Setting("jccl.rendezvous.maxFrameBytes", "JCCL_RENDEZVOUS_MAX_FRAME_BYTES", "1048576");
 
+    // Bounds on what unauthenticated or misbehaving peers can make a rendezvous server or a host-backend root hold.
+    /** The most bytes of keys (UTF-8) and values a rendezvous server stores; a write past it is refused. */
+    public static final Setting RENDEZVOUS_MAX_STORE_BYTES =
+            new Setting("jccl.rendezvous.maxStoreBytes", "JCCL_RENDEZVOUS_MAX_STORE_BYTES", "268435456");
+    /** The most keys one rendezvous client connection may have created (and not deleted); one more is refused. */
+    public static final Setting RENDEZVOUS_MAX_KEYS_PER_CLIENT =
+            new Setting("jccl.rendezvous.maxKeysPerClient", "JCCL_RENDEZVOUS_MAX_KEYS_PER_CLIENT", "100000");
+    /**
+     * How long a connection to a host-backend unique id's root or to a rank's data port may take to present its
+     * JOIN or HELLO before it is dropped (until then it may send frames of at most 256 bytes).
+     */
+    public static final Setting HOST_HANDSHAKE_TIMEOUT =
+            new Setting("jccl.host.handshakeTimeout", "JCCL_HOST_HANDSHAKE_TIMEOUT", "10s");
+
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
@@ -117,7 +131,7 @@ public final class JcclSettings {
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
             JCCL_LOCAL_RANK, LOCAL_RANK, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
             RENDEZVOUS_TIMEOUT, RENDEZVOUS_HEARTBEAT, RENDEZVOUS_DEAD_AFTER, RENDEZVOUS_HANDSHAKE_TIMEOUT,
-            RENDEZVOUS_MAX_FRAME);
+            RENDEZVOUS_MAX_FRAME, RENDEZVOUS_MAX_STORE_BYTES, RENDEZVOUS_MAX_KEYS_PER_CLIENT, HOST_HANDSHAKE_TIMEOUT);
 
     private JcclSettings() {
     }

@@ -8,7 +8,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -17,7 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.error.SystemErrorException;
+import org.jccl.core.host.HostNetwork.Refusal;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The bootstrap root of one host unique id, in the process that made the id (like NCCL's root thread): it listens
@@ -26,6 +32,7 @@ import org.jspecify.annotations.Nullable;
  * addresses, from which the ranks build their TCP mesh. It closes once it has decided, or after the init timeout.
  */
 final class BootstrapRoot {
+    private static final Logger LOG = LoggerFactory.getLogger(BootstrapRoot.class);
     /** Roots still open, by id key. */
     private static final Map<String, BootstrapRoot> OPEN = new ConcurrentHashMap<>();
     /** Keys of every id this JVM made, so a reused in-JVM id keeps meeting in this JVM after its root closed. */
@@ -37,6 +44,8 @@ final class BootstrapRoot {
     private final boolean allowLocal;
     private final Channel server;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Fails the ranks still missing at the init timeout; cancelled when the root closes (loops may be shared). */
+    private volatile @Nullable ScheduledFuture<?> expiry;
     private int nranks = -1;
     private final Map<Integer, Member> members = new HashMap<>();
 
@@ -73,7 +82,8 @@ final class BootstrapRoot {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             Wire.configure(ch);
-                            Wire.frame(ch.pipeline());
+                            // A root only ever reads one small JOIN: its connections stay at the handshake limit.
+                            Wire.frameUnauthenticated(ch.pipeline());
                             ch.pipeline().addLast(new JoinHandler(self));
                         }
                     }).bind(HostNetwork.bindAddress()).syncUninterruptibly().channel();
@@ -81,7 +91,7 @@ final class BootstrapRoot {
             self.set(root);
             OPEN.put(root.id.key(), root);
             MADE_HERE.add(root.id.key());
-            server.eventLoop().schedule(root::expire, HostComm.initTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            root.expiry = server.eventLoop().schedule(root::expire, HostComm.initTimeout().toMillis(), TimeUnit.MILLISECONDS);
             return root;
         } catch (RuntimeException e) {
             HostNetwork.release();
@@ -206,10 +216,20 @@ final class BootstrapRoot {
         close();
     }
 
+    /**
+     * For tests that need the transport idle: expires every root still open in this JVM (ids made and never used
+     * by earlier tests), as if their init timeout had passed.
+     */
+    static void expireAll() {
+        for (BootstrapRoot r : OPEN.values()) r.expire();
+    }
+
     /** Stops listening; idempotent. */
     void close() {
         if (!closed.compareAndSet(false, true)) return;
         OPEN.remove(id.key(), this);
+        ScheduledFuture<?> e = expiry;
+        if (e != null) e.cancel(false);
         server.close().addListener(f -> HostNetwork.release());
     }
 
@@ -219,14 +239,56 @@ final class BootstrapRoot {
         ch.writeAndFlush(b).addListener(f -> ch.close());
     }
 
-    /** Reads one JOIN from a connection to the root; anything else, or a wrong token, is refused. */
+    /**
+     * Reads one JOIN from a connection to the root; anything else, a wrong token, or no JOIN within the handshake
+     * timeout is refused (counted in {@link HostNetwork#refusals}). A frame over {@link Wire#HANDSHAKE_MAX_FRAME}
+     * closes the connection at its length field.
+     */
     private static final class JoinHandler extends ChannelInboundHandlerAdapter {
         /** type, token, number of ranks, rank, data address. */
         static final int JOIN_BYTES = 1 + HostUniqueId.TOKEN_BYTES + 4 + 4 + 19;
         private final java.util.concurrent.atomic.AtomicReference<BootstrapRoot> rootRef;
+        private @Nullable ScheduledFuture<?> handshake;
+        /** A JOIN with the right token came: from now on the connection waits for the table, as long as init takes. */
+        private boolean presented;
+        private boolean refused;
 
         JoinHandler(java.util.concurrent.atomic.AtomicReference<BootstrapRoot> root) {
             this.rootRef = root;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            Duration limit = HostNetwork.handshakeTimeout();
+            handshake = ctx.executor().schedule(() -> {
+                if (!presented) {
+                    refuse(ctx, Refusal.HANDSHAKE_TIMEOUT, "no JOIN within " + limit + " (jccl.host.handshakeTimeout)", true);
+                }
+            }, limit.toMillis(), TimeUnit.MILLISECONDS);
+            ctx.fireChannelActive();
+        }
+
+        /**
+         * Counts (if the peer had not presented the token yet) and logs the refusal once, then closes, after a
+         * REJECT with the reason when tellPeer.
+         */
+        private void refuse(ChannelHandlerContext ctx, Refusal reason, String why, boolean tellPeer) {
+            cancelHandshakeTimer();
+            if (refused || !ctx.channel().isActive()) return;
+            refused = true;
+            if (!presented) HostNetwork.refused(reason);
+            LOG.warn("jccl host backend: the unique id's root refused a connection from {}: {}",
+                    ctx.channel().remoteAddress(), why);
+            if (tellPeer) {
+                reject(ctx.channel(), why);
+            } else {
+                ctx.close();
+            }
+        }
+
+        private void cancelHandshakeTimer() {
+            ScheduledFuture<?> h = handshake;
+            if (h != null) h.cancel(false);
         }
 
         @Override
@@ -238,22 +300,24 @@ final class BootstrapRoot {
                     reject(ctx.channel(), "the root is not ready");
                     return;
                 }
-                if (f.readableBytes() != JOIN_BYTES || f.readByte() != Wire.JOIN) {
-                    reject(ctx.channel(), "malformed join");
+                if (presented || f.readableBytes() != JOIN_BYTES || f.readByte() != Wire.JOIN) {
+                    refuse(ctx, Refusal.MALFORMED, "malformed join", true);
                     return;
                 }
                 byte[] token = new byte[HostUniqueId.TOKEN_BYTES];
                 f.readBytes(token);
                 if (!Wire.sameToken(root.id.token(), token)) {
-                    reject(ctx.channel(), "the unique id's token does not match (not this communicator's id)");
+                    refuse(ctx, Refusal.WRONG_TOKEN, "the unique id's token does not match (not this communicator's id)", true);
                     return;
                 }
                 int n = f.readInt();
                 int rank = f.readInt();
                 InetSocketAddress data = Wire.readAddress(f);
+                presented = true;
+                cancelHandshakeTimer();
                 root.joinRemote(n, rank, data, ctx.channel());
             } catch (RuntimeException e) {
-                reject(ctx.channel(), "malformed join: " + e.getMessage());
+                refuse(ctx, Refusal.MALFORMED, "malformed join: " + e.getMessage(), true);
             } finally {
                 f.release();
             }
@@ -261,13 +325,16 @@ final class BootstrapRoot {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            cancelHandshakeTimer();
             BootstrapRoot root = rootRef.get();
             if (root != null) root.departed(ctx.channel());
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
+            // Closed without a word, as before: the peer may still be sending what the decoder will not read.
+            refuse(ctx, cause instanceof TooLongFrameException ? Refusal.OVERSIZED_FRAME : Refusal.MALFORMED,
+                    cause.toString(), false);
         }
     }
 }

@@ -52,7 +52,7 @@ final class NetworkInit {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             Wire.configure(ch);
-                            Wire.frame(ch.pipeline());
+                            Wire.frameUnauthenticated(ch.pipeline());
                             ch.pipeline().addLast(new HelloHandler(clique));
                         }
                     }).bind(HostNetwork.bindAddress()).syncUninterruptibly().channel();

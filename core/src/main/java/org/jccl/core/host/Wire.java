@@ -2,24 +2,29 @@ package org.jccl.core.host;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.codec.TooLongFrameException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The host network transport's frames: a 4-byte big-endian length, then a type byte and the body. Frames larger
  * than {@link #MAX_FRAME} are refused by the decoder (the connection, and the clique it belongs to, fail). Data
  * frames carry at most {@link #CHUNK} payload bytes, so a large message is a sequence of frames that the receiver
- * can reduce or forward one at a time (pipelining).
+ * can reduce or forward one at a time (pipelining). On a connection this process accepted, frames are limited to
+ * {@link #HANDSHAKE_MAX_FRAME} until the peer has presented the token ({@link #admit}), so a stranger cannot make a
+ * root or a data port buffer more than that.
  */
 final class Wire {
     /** Payload bytes per data frame; a multiple of every element size. */
@@ -28,6 +33,10 @@ final class Wire {
     static final int DATA_HEADER = 1 + 1 + 1 + 4 + 8 + 8 + 8;
     /** The largest frame either side accepts. */
     static final int MAX_FRAME = CHUNK + DATA_HEADER;
+    /** The largest frame an accepted connection may send before it authenticated; JOIN and HELLO are under 64. */
+    static final int HANDSHAKE_MAX_FRAME = 256;
+    /** The name of the frame decoder in a pipeline. */
+    private static final String FRAMES = "frames";
 
     // Bootstrap (a joining rank and the id's root).
     static final byte JOIN = 1;
@@ -68,14 +77,58 @@ final class Wire {
     private Wire() {
     }
 
-    /** Adds the framing codecs to a new connection's pipeline. */
+    /** Adds the framing codecs to a connection this process dialed: frames up to {@link #MAX_FRAME} from the start. */
     static void frame(ChannelPipeline p) {
-        LengthFieldBasedFrameDecoder frames = new LengthFieldBasedFrameDecoder(4 + MAX_FRAME, 0, 4, 0, 4);
-        // Compose arriving socket reads instead of copying them into one buffer: a frame is copied once, by the
-        // stream thread, into its destination.
-        frames.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
-        p.addLast("frames", frames);
+        p.addLast(FRAMES, new Frames(true));
         p.addLast("prepend", new LengthFieldPrepender(4));
+    }
+
+    /**
+     * Adds the framing codecs to a connection this process accepted: frames up to {@link #HANDSHAKE_MAX_FRAME} until
+     * {@link #admit}; a longer one fails the decoder with a {@link TooLongFrameException} as soon as its length
+     * field arrives, and nothing behind it is read.
+     */
+    static void frameUnauthenticated(ChannelPipeline p) {
+        p.addLast(FRAMES, new Frames(false));
+        p.addLast("prepend", new LengthFieldPrepender(4));
+    }
+
+    /** Lifts the pre-authentication limit of an accepted connection: its peer presented the token. On its event loop. */
+    static void admit(ChannelPipeline p) {
+        if (p.get(FRAMES) instanceof Frames f) f.admitted = true;
+    }
+
+    /** The frame decoder: length-prefixed frames up to {@link #MAX_FRAME}, or {@link #HANDSHAKE_MAX_FRAME} until admitted. */
+    private static final class Frames extends LengthFieldBasedFrameDecoder {
+        private boolean admitted;
+        /** Set at a refused pre-authentication frame: the connection is closing, and what follows is not read. */
+        private boolean failed;
+
+        Frames(boolean admitted) {
+            super(4 + MAX_FRAME, 0, 4, 0, 4);
+            this.admitted = admitted;
+            // Compose arriving socket reads instead of copying them into one buffer: a frame is copied once, by the
+            // stream thread, into its destination.
+            setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+        }
+
+        @Override
+        protected @Nullable Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
+            if (failed) {
+                in.skipBytes(in.readableBytes());
+                return null;
+            }
+            if (!admitted && in.readableBytes() >= 4) {
+                long length = in.getUnsignedInt(in.readerIndex());
+                if (length > HANDSHAKE_MAX_FRAME) {
+                    failed = true;
+                    in.skipBytes(in.readableBytes());
+                    throw new TooLongFrameException("a frame of " + length + " bytes before authentication (at most "
+                            + HANDSHAKE_MAX_FRAME + ")");
+                }
+            }
+            return super.decode(ctx, in);
+        }
     }
 
     /** Options of every connection: no Nagle delay, bounded outbound queue. */

@@ -56,7 +56,7 @@ final class ClientConnection extends SimpleChannelInboundHandler<Frame> {
      * server answers ERROR, or no answer comes within guard.
      */
     CompletableFuture<Frame> request(MessageType type, PayloadWriter payload, Duration requestedGuard) {
-        Duration guard = Waiting.capped(requestedGuard);
+        Duration guard = BoundedWait.capped(requestedGuard);
         CompletableFuture<Frame> answer = new CompletableFuture<>();
         Channel ch = channel;
         if (ch == null || !ch.isActive()) {

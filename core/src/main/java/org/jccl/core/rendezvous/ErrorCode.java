@@ -13,7 +13,13 @@ public enum ErrorCode {
     /** The request is not valid (rank out of range, barrier sizes that disagree, a counter that is not a number). */
     BAD_REQUEST(4),
     /** The server is closing. */
-    SHUTTING_DOWN(5);
+    SHUTTING_DOWN(5),
+    /**
+     * A write would take the store past its total size ({@link RendezvousOptions#maxStoreBytes()}) or the
+     * connection past its number of keys ({@link RendezvousOptions#maxKeysPerClient()}); nothing was stored and
+     * the connection stays open.
+     */
+    LIMIT_EXCEEDED(6);
 
     final int code;
 

@@ -99,7 +99,7 @@ public final class Rendezvous implements AutoCloseable {
 
     /** Blocking twin of {@link #shareUniqueId(String, Supplier)}. */
     public UniqueId shareUniqueIdNow(String key, Supplier<UniqueId> create) {
-        return Waiting.await(shareUniqueId(key, create), options.timeout().plusSeconds(10), "sharing unique id " + key);
+        return BoundedWait.await(shareUniqueId(key, create), options.timeout().plusSeconds(10), "sharing unique id " + key);
     }
 
     /**

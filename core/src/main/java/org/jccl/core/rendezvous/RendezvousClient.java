@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -28,6 +27,7 @@ import java.util.function.Function;
 import java.util.function.IntConsumer;
 import org.jccl.core.UniqueId;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.net.NetLoops;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The asynchronous methods are canonical: each returns a {@link CompletableFuture} completed on this client's
  * callback thread ({@code jccl-rendezvous-callbacks}), never on a Netty thread, so continuations may block briefly
- * without stalling heartbeats. Each has a blocking twin ending in {@code Now} that waits at most the operation's
+ * without stalling heartbeats. Its connection runs on {@link RendezvousOptions#loops()} (by default the thread
+ * {@code jccl-rendezvous-net-*} that the servers and clients of this JVM share). Each has a blocking twin ending in {@code Now} that waits at most the operation's
  * timeout. Operations that wait ({@link #get}, {@link #waitFor}, {@link #barrier}) take a timeout or use
  * {@link RendezvousOptions#timeout()}; they fail with {@link RendezvousTimeoutException} when it runs out, and every
  * pending operation fails with {@link RendezvousException} when the connection to the server is lost (closed, or
@@ -51,16 +52,16 @@ public final class RendezvousClient implements AutoCloseable {
     private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(2);
 
     private final RendezvousOptions options;
-    private final EventLoopGroup loop;
+    private final NetLoops.Lease lease;
     private final ExecutorService callbacks;
     private final Channel channel;
     private final ClientConnection connection;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RendezvousClient(RendezvousOptions options, EventLoopGroup loop, ExecutorService callbacks, Channel channel,
+    private RendezvousClient(RendezvousOptions options, NetLoops.Lease lease, ExecutorService callbacks, Channel channel,
                              ClientConnection connection) {
         this.options = options;
-        this.loop = loop;
+        this.lease = lease;
         this.callbacks = callbacks;
         this.channel = channel;
         this.connection = connection;
@@ -76,14 +77,19 @@ public final class RendezvousClient implements AutoCloseable {
      */
     public static CompletableFuture<RendezvousClient> connect(RendezvousOptions options) {
         Objects.requireNonNull(options, "options");
-        EventLoopGroup loop = new NioEventLoopGroup(1, new DefaultThreadFactory("jccl-rendezvous-client", true));
+        NetLoops.Lease lease;
+        try {
+            lease = options.loops().lease();
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(new RendezvousException("cannot connect to the rendezvous server", e));
+        }
         ExecutorService callbacks = Executors.newSingleThreadExecutor(new DefaultThreadFactory("jccl-rendezvous-callbacks", true));
         CompletableFuture<RendezvousClient> result = new CompletableFuture<>();
         long deadline = System.nanoTime() + options.timeout().toNanos();
-        attempt(options, loop, callbacks, deadline, result);
+        attempt(options, lease, callbacks, deadline, result);
         result.whenComplete((c, t) -> {
             if (t != null) {
-                loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+                lease.release();
                 callbacks.shutdown();
             }
         });
@@ -96,12 +102,15 @@ public final class RendezvousClient implements AutoCloseable {
      * @throws RendezvousException if the server refuses, or cannot be reached in time
      */
     public static RendezvousClient connectNow(RendezvousOptions options) {
-        return Waiting.await(connect(options), options.timeout().plus(ANSWER_GRACE),
+        return BoundedWait.await(connect(options), options.timeout().plus(ANSWER_GRACE),
                 "connecting to the rendezvous server at " + options.host() + ":" + options.port());
     }
 
-    private static void attempt(RendezvousOptions options, EventLoopGroup loop, ExecutorService callbacks, long deadline,
+    private static void attempt(RendezvousOptions options, NetLoops.Lease lease, ExecutorService callbacks, long deadline,
                                 CompletableFuture<RendezvousClient> result) {
+        // Given up (timed out, cancelled) while a retry was scheduled: the loops may be shared, so stop here.
+        if (result.isDone()) return;
+        EventLoopGroup loop = lease.group();
         ClientConnection connection = new ClientConnection(options, callbacks);
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
@@ -123,7 +132,7 @@ public final class RendezvousClient implements AutoCloseable {
             if (cf.isSuccess()) {
                 connection.joined.whenComplete((v, t) -> {
                     if (t == null) {
-                        RendezvousClient client = new RendezvousClient(options, loop, callbacks, cf.channel(), connection);
+                        RendezvousClient client = new RendezvousClient(options, lease, callbacks, cf.channel(), connection);
                         if (!result.complete(client)) client.close();
                     } else {
                         cf.channel().close();
@@ -131,7 +140,7 @@ public final class RendezvousClient implements AutoCloseable {
                     }
                 });
             } else if (cf.cause() instanceof ConnectException && System.nanoTime() < deadline) {
-                loop.schedule(() -> attempt(options, loop, callbacks, deadline, result),
+                loop.schedule(() -> attempt(options, lease, callbacks, deadline, result),
                         RETRY_DELAY.toMillis(), TimeUnit.MILLISECONDS);
             } else {
                 result.completeExceptionally(new RendezvousException("cannot reach the rendezvous server at "
@@ -172,7 +181,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #set(String, byte[])}. */
     public void setNow(String key, byte[] value) {
-        Waiting.await(set(key, value), options.timeout().plus(ANSWER_GRACE), "set(" + key + ")");
+        BoundedWait.await(set(key, value), options.timeout().plus(ANSWER_GRACE), "set(" + key + ")");
     }
 
     /** The value of key, waiting for it to be set for at most {@link RendezvousOptions#timeout()}. */
@@ -193,7 +202,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #get(String, Duration)}. */
     public byte[] getNow(String key, Duration timeout) {
-        return Waiting.await(get(key, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "get(" + key + ")");
+        return BoundedWait.await(get(key, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "get(" + key + ")");
     }
 
     /** The value of key if it is set now, without waiting. */
@@ -210,7 +219,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #tryGet(String)}. */
     public Optional<byte[]> tryGetNow(String key) {
-        return Waiting.await(tryGet(key), options.timeout().plus(ANSWER_GRACE), "tryGet(" + key + ")");
+        return BoundedWait.await(tryGet(key), options.timeout().plus(ANSWER_GRACE), "tryGet(" + key + ")");
     }
 
     /** Completes when every key is set, or fails after timeout. */
@@ -228,7 +237,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #waitFor(List, Duration)}. */
     public void waitForNow(List<String> keys, Duration timeout) {
-        Waiting.await(waitFor(keys, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "waitFor(" + keys + ")");
+        BoundedWait.await(waitFor(keys, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "waitFor(" + keys + ")");
     }
 
     // ---- atomic operations -----------------------------------------------------------------------------------
@@ -246,7 +255,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #add(String, long)}. */
     public long addNow(String key, long delta) {
-        return Waiting.await(add(key, delta), options.timeout().plus(ANSWER_GRACE), "add(" + key + ")");
+        return BoundedWait.await(add(key, delta), options.timeout().plus(ANSWER_GRACE), "add(" + key + ")");
     }
 
     /**
@@ -263,7 +272,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #compareAndSet(String, byte[], byte[])}. */
     public boolean compareAndSetNow(String key, byte @Nullable [] expected, byte[] desired) {
-        return Waiting.await(compareAndSet(key, expected, desired), options.timeout().plus(ANSWER_GRACE),
+        return BoundedWait.await(compareAndSet(key, expected, desired), options.timeout().plus(ANSWER_GRACE),
                 "compareAndSet(" + key + ")");
     }
 
@@ -275,7 +284,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #delete(String)}. */
     public boolean deleteNow(String key) {
-        return Waiting.await(delete(key), options.timeout().plus(ANSWER_GRACE), "delete(" + key + ")");
+        return BoundedWait.await(delete(key), options.timeout().plus(ANSWER_GRACE), "delete(" + key + ")");
     }
 
     // ---- barrier and liveness --------------------------------------------------------------------------------
@@ -297,7 +306,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #barrier(String, int, Duration)}. */
     public void barrierNow(String name, int size, Duration timeout) {
-        Waiting.await(barrier(name, size, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "barrier(" + name + ")");
+        BoundedWait.await(barrier(name, size, timeout), timeout.plus(ANSWER_GRACE.multipliedBy(2)), "barrier(" + name + ")");
     }
 
     /** The ranks the server now counts as dead (ended without leaving, or silent too long), asked of the server. */
@@ -314,7 +323,7 @@ public final class RendezvousClient implements AutoCloseable {
 
     /** Blocking twin of {@link #deadRanks()}. */
     public Set<Integer> deadRanksNow() {
-        return Waiting.await(deadRanks(), options.timeout().plus(ANSWER_GRACE), "deadRanks()");
+        return BoundedWait.await(deadRanks(), options.timeout().plus(ANSWER_GRACE), "deadRanks()");
     }
 
     /** The ranks the server has announced dead to this client so far (no round trip). */
@@ -368,8 +377,9 @@ public final class RendezvousClient implements AutoCloseable {
     // ---- lifecycle -------------------------------------------------------------------------------------------
 
     /**
-     * Leaves cleanly (so the server does not count this rank dead), closes the connection and stops this client's
-     * threads; pending operations fail. Waits at most a few seconds. Idempotent.
+     * Leaves cleanly (so the server does not count this rank dead), closes the connection, stops the callback
+     * thread and gives the event loop back (jccl's threads stop once nothing uses them; an application's group is
+     * left running); pending operations fail. Waits at most a few seconds. Idempotent.
      */
     @Override
     public void close() {
@@ -385,7 +395,7 @@ public final class RendezvousClient implements AutoCloseable {
             }
         }
         channel.close().awaitUninterruptibly(LEAVE_TIMEOUT.toMillis());
-        loop.shutdownGracefully(0, LEAVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        lease.release();
         callbacks.shutdown();
     }
 
@@ -405,7 +415,7 @@ public final class RendezvousClient implements AutoCloseable {
         answer.whenComplete((a, t) -> {
             Runnable completion = () -> {
                 if (t != null) {
-                    result.completeExceptionally(Waiting.unwrap(t, "rendezvous"));
+                    result.completeExceptionally(BoundedWait.unwrap(t, "rendezvous"));
                     return;
                 }
                 try {
@@ -434,7 +444,7 @@ public final class RendezvousClient implements AutoCloseable {
     private static long millis(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || timeout.isZero()) throw new InvalidArgumentException("timeout must be positive, not " + timeout);
-        return Math.max(1, Waiting.capped(timeout).toMillis());
+        return Math.max(1, BoundedWait.capped(timeout).toMillis());
     }
 
     private static byte[] readValue(Frame f) {

@@ -10,6 +10,7 @@ import java.util.Objects;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.config.JcclSettings.Setting;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.net.NetLoops;
 
 /**
  * Immutable settings of a rendezvous client or server, made by {@link #builder()} or read by
@@ -33,12 +34,21 @@ public final class RendezvousOptions {
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     /** Default largest frame: 1 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 1 << 20;
+    /** Default bound on the store: 256 MiB of keys (UTF-8) and values in all. */
+    public static final long DEFAULT_MAX_STORE_BYTES = 256L << 20;
+    /** Default number of keys one client connection may have created and not deleted: 100 000. */
+    public static final int DEFAULT_MAX_KEYS_PER_CLIENT = 100_000;
     /** Smallest allowed frame limit: a join and a few hundred bytes of addresses must fit. */
     public static final int MIN_MAX_FRAME_BYTES = 4096;
     /** Shortest accepted secret, in bytes. */
     public static final int MIN_SECRET_BYTES = 16;
     /** The rank of a client that takes part in no rank (a launcher or a monitoring tool). */
     public static final int NO_RANK = -1;
+    /**
+     * Default event loops: one daemon thread ({@code jccl-rendezvous-net-*}) shared by every server and client of
+     * this JVM that uses the default, started with the first and stopped when the last closes.
+     */
+    public static final NetLoops DEFAULT_LOOPS = NetLoops.owned("jccl-rendezvous-net", 1);
 
     private final String host;
     private final int port;
@@ -53,6 +63,9 @@ public final class RendezvousOptions {
     private final Duration deadAfter;
     private final Duration handshakeTimeout;
     private final int maxFrameBytes;
+    private final long maxStoreBytes;
+    private final int maxKeysPerClient;
+    private final NetLoops loops;
 
     private RendezvousOptions(Builder b) {
         this.host = b.host;
@@ -68,6 +81,9 @@ public final class RendezvousOptions {
         this.deadAfter = b.deadAfter;
         this.handshakeTimeout = b.handshakeTimeout;
         this.maxFrameBytes = b.maxFrameBytes;
+        this.maxStoreBytes = b.maxStoreBytes;
+        this.maxKeysPerClient = b.maxKeysPerClient;
+        this.loops = b.loops;
     }
 
     /** A builder with the documented defaults and no secret (which {@link Builder#build()} requires). */
@@ -91,6 +107,9 @@ public final class RendezvousOptions {
         b.deadAfter = deadAfter;
         b.handshakeTimeout = handshakeTimeout;
         b.maxFrameBytes = maxFrameBytes;
+        b.maxStoreBytes = maxStoreBytes;
+        b.maxKeysPerClient = maxKeysPerClient;
+        b.loops = loops;
         return b;
     }
 
@@ -117,7 +136,10 @@ public final class RendezvousOptions {
                 .deadAfter(JcclSettings.RENDEZVOUS_DEAD_AFTER.duration())
                 .handshakeTimeout(JcclSettings.RENDEZVOUS_HANDSHAKE_TIMEOUT.duration())
                 .maxFrameBytes(integer(JcclSettings.RENDEZVOUS_MAX_FRAME, JcclSettings.RENDEZVOUS_MAX_FRAME,
-                        DEFAULT_MAX_FRAME_BYTES));
+                        DEFAULT_MAX_FRAME_BYTES))
+                .maxStoreBytes(longInteger(JcclSettings.RENDEZVOUS_MAX_STORE_BYTES, DEFAULT_MAX_STORE_BYTES))
+                .maxKeysPerClient(integer(JcclSettings.RENDEZVOUS_MAX_KEYS_PER_CLIENT,
+                        JcclSettings.RENDEZVOUS_MAX_KEYS_PER_CLIENT, DEFAULT_MAX_KEYS_PER_CLIENT));
         if (JcclSettings.RENDEZVOUS_SECRET.isSet()) {
             b.secret(JcclSettings.RENDEZVOUS_SECRET.value());
         } else if (JcclSettings.RENDEZVOUS_SECRET_FILE.isSet()) {
@@ -148,6 +170,16 @@ public final class RendezvousOptions {
         if (v.isEmpty()) return defaultValue;
         try {
             return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new InvalidArgumentException(s + " must be an integer, not '" + v + "'");
+        }
+    }
+
+    private static long longInteger(Setting s, long defaultValue) {
+        String v = s.value();
+        if (v.isEmpty()) return defaultValue;
+        try {
+            return Long.parseLong(v);
         } catch (NumberFormatException e) {
             throw new InvalidArgumentException(s + " must be an integer, not '" + v + "'");
         }
@@ -226,13 +258,29 @@ public final class RendezvousOptions {
         return maxFrameBytes;
     }
 
+    /** The most bytes of keys (UTF-8) and values a server stores in all. */
+    public long maxStoreBytes() {
+        return maxStoreBytes;
+    }
+
+    /** The most keys one client connection may have created (and not deleted) on a server. */
+    public int maxKeysPerClient() {
+        return maxKeysPerClient;
+    }
+
+    /** The event loops a server or client runs on ({@link #DEFAULT_LOOPS} unless set). */
+    public NetLoops loops() {
+        return loops;
+    }
+
     /** Everything but the secret. */
     @Override
     public String toString() {
         return "RendezvousOptions[host=" + host + ", port=" + port + ", bind=" + bindAddress + ", rank=" + rank
                 + ", worldSize=" + worldSize + ", localRank=" + localRank + ", storeHost=" + storeHost
                 + ", timeout=" + timeout + ", heartbeat=" + heartbeatInterval + ", deadAfter=" + deadAfter
-                + ", handshakeTimeout=" + handshakeTimeout + ", maxFrameBytes=" + maxFrameBytes + "]";
+                + ", handshakeTimeout=" + handshakeTimeout + ", maxFrameBytes=" + maxFrameBytes
+                + ", maxStoreBytes=" + maxStoreBytes + ", maxKeysPerClient=" + maxKeysPerClient + ", loops=" + loops + "]";
     }
 
     /** Builds {@link RendezvousOptions}; not thread-safe. */
@@ -250,6 +298,9 @@ public final class RendezvousOptions {
         private Duration deadAfter = DEFAULT_DEAD_AFTER;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private long maxStoreBytes = DEFAULT_MAX_STORE_BYTES;
+        private int maxKeysPerClient = DEFAULT_MAX_KEYS_PER_CLIENT;
+        private NetLoops loops = DEFAULT_LOOPS;
 
         private Builder() {
         }
@@ -347,6 +398,38 @@ public final class RendezvousOptions {
                 throw new InvalidArgumentException("maxFrameBytes must be >= " + MIN_MAX_FRAME_BYTES + ", not " + maxFrameBytes);
             }
             this.maxFrameBytes = maxFrameBytes;
+            return this;
+        }
+
+        /**
+         * The most bytes of keys (UTF-8) and values a server stores in all (at least 1). A write that would pass
+         * it fails with {@link ErrorCode#LIMIT_EXCEEDED}; the server stores nothing and serves on.
+         */
+        public Builder maxStoreBytes(long maxStoreBytes) {
+            if (maxStoreBytes < 1) throw new InvalidArgumentException("maxStoreBytes must be >= 1, not " + maxStoreBytes);
+            this.maxStoreBytes = maxStoreBytes;
+            return this;
+        }
+
+        /**
+         * The most keys one client connection may have created and not deleted on a server (at least 1). Creating
+         * one more fails with {@link ErrorCode#LIMIT_EXCEEDED}; replacing, counting or deleting its keys does not.
+         */
+        public Builder maxKeysPerClient(int maxKeysPerClient) {
+            if (maxKeysPerClient < 1) {
+                throw new InvalidArgumentException("maxKeysPerClient must be >= 1, not " + maxKeysPerClient);
+            }
+            this.maxKeysPerClient = maxKeysPerClient;
+            return this;
+        }
+
+        /**
+         * The event loops to run on: {@link #DEFAULT_LOOPS}, or {@code NetLoops.of(group)} to run on a group the
+         * application already has (jccl never shuts that one down). A server keeps all its connections on one loop
+         * of the group, so its state needs no locks.
+         */
+        public Builder loops(NetLoops loops) {
+            this.loops = Objects.requireNonNull(loops, "loops");
             return this;
         }
 

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
@@ -17,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The server's side of one connection. It challenges the peer at once and accepts nothing but a JOIN until the peer
  * has proved the secret; any protocol violation (malformed or oversized frame, unexpected type, bad proof, a rank
- * already held) closes this connection only. Every request is parsed completely before it changes anything, so a
- * malformed one changes no key. Runs on the server's event-loop thread.
+ * already held) or a handshake that takes too long closes this connection only, after an ERROR that says why (so a
+ * client, or a test, can tell one reason from another). Every request is parsed completely before it changes
+ * anything, so a malformed one changes no key. Runs on the server's event-loop thread.
  */
 final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
@@ -29,6 +31,8 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     private final byte[] secret;
     private final Duration handshakeTimeout;
     private final byte[] serverNonce = Handshake.nonce();
+    /** Whom the store counts the keys this connection creates against. */
+    private final long connectionId;
     private @Nullable ScheduledFuture<?> handshakeTimer;
     private boolean joined;
     private int rank = RendezvousOptions.NO_RANK;
@@ -40,6 +44,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         this.state = state;
         this.secret = secret;
         this.handshakeTimeout = handshakeTimeout;
+        this.connectionId = state.newConnectionId();
     }
 
     @Override
@@ -48,7 +53,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         handshakeTimer = ctx.executor().schedule(() -> {
             LOG.warn("rendezvous: {} did not authenticate within {} ms; closing it", ctx.channel().remoteAddress(),
                     handshakeTimeout.toMillis());
-            ctx.close();
+            refuse(ctx.channel(), ErrorCode.TIMEOUT, "did not authenticate within " + handshakeTimeout.toMillis() + " ms");
         }, handshakeTimeout.toNanos(), TimeUnit.NANOSECONDS);
         ctx.fireChannelActive();
     }
@@ -69,7 +74,12 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 String key = in.string();
                 byte[] value = in.bytes();
                 in.end();
-                state.store.set(key, value);
+                try {
+                    state.store.set(key, value, connectionId);
+                } catch (StoreLimitException e) {
+                    sendError(ch, id, ErrorCode.LIMIT_EXCEEDED, e.getMessage());
+                    return;
+                }
                 ch.writeAndFlush(Frame.empty(MessageType.RESULT, id));
                 state.keysChanged();
             }
@@ -77,7 +87,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 String key = in.string();
                 long timeoutMillis = in.i64();
                 in.end();
-                if (timeoutMillis > 0) timeoutMillis = Math.min(timeoutMillis, Waiting.LONGEST.toMillis());
+                if (timeoutMillis > 0) timeoutMillis = Math.min(timeoutMillis, BoundedWait.LONGEST.toMillis());
                 if (timeoutMillis <= 0) {
                     byte[] v = state.store.get(key);
                     PayloadWriter out = new PayloadWriter().u8(v == null ? 0 : 1).bytes(v == null ? new byte[0] : v);
@@ -101,9 +111,12 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 in.end();
                 long value;
                 try {
-                    value = state.store.add(key, delta);
+                    value = state.store.add(key, delta, connectionId);
                 } catch (NumberFormatException | ArithmeticException e) {
                     sendError(ch, id, ErrorCode.BAD_REQUEST, "key '" + key + "' does not hold a counter in range");
+                    return;
+                } catch (StoreLimitException e) {
+                    sendError(ch, id, ErrorCode.LIMIT_EXCEEDED, e.getMessage());
                     return;
                 }
                 ch.writeAndFlush(Frame.of(MessageType.RESULT, id, new PayloadWriter().i64(value)));
@@ -115,7 +128,13 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
                 byte[] expected = in.bytes();
                 byte[] desired = in.bytes();
                 in.end();
-                boolean swapped = state.store.compareAndSet(key, hasExpected ? expected : null, desired);
+                boolean swapped;
+                try {
+                    swapped = state.store.compareAndSet(key, hasExpected ? expected : null, desired, connectionId);
+                } catch (StoreLimitException e) {
+                    sendError(ch, id, ErrorCode.LIMIT_EXCEEDED, e.getMessage());
+                    return;
+                }
                 ch.writeAndFlush(Frame.of(MessageType.RESULT, id, new PayloadWriter().u8(swapped ? 1 : 0)));
                 if (swapped) state.keysChanged();
             }
@@ -213,7 +232,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
 
     private static long positiveTimeout(long millis) {
         if (millis <= 0) throw new MalformedFrameException("timeout must be positive, not " + millis);
-        return Math.min(millis, Waiting.LONGEST.toMillis());
+        return Math.min(millis, BoundedWait.LONGEST.toMillis());
     }
 
     @Override
@@ -221,6 +240,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
         if (handshakeTimer != null) handshakeTimer.cancel(false);
         Channel ch = ctx.channel();
         state.forget(ch);
+        state.store.forgetOwner(connectionId);
         if (rank >= 0 && state.ranks.release(rank, ch, leftCleanly)) {
             LOG.warn("rendezvous: rank {} ({}) is dead: its connection ended without LEAVE", rank, ch.remoteAddress());
             state.announceDead(rank);
@@ -232,7 +252,7 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
             LOG.warn("rendezvous: {} (rank {}) silent too long; closing it", ctx.channel().remoteAddress(), rank);
-            ctx.close();
+            refuse(ctx.channel(), ErrorCode.TIMEOUT, "silent for longer than deadAfter; closing the connection");
         } else {
             ctx.fireUserEventTriggered(evt);
         }
@@ -241,8 +261,14 @@ final class ServerConnection extends SimpleChannelInboundHandler<Frame> {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (closing) return;
-        closing = true;
         LOG.warn("rendezvous: closing {} (rank {}): {}", ctx.channel().remoteAddress(), rank, cause.toString());
-        ctx.close();
+        Throwable fault = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (fault instanceof DecoderException || fault instanceof MalformedFrameException) {
+            refuse(ctx.channel(), ErrorCode.BAD_REQUEST, "protocol violation, closing the connection: " + fault.getMessage());
+        } else {
+            // An I/O failure: the connection is broken, nothing can be told.
+            closing = true;
+            ctx.close();
+        }
     }
 }

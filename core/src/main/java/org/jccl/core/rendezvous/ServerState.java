@@ -20,15 +20,22 @@ import org.jspecify.annotations.Nullable;
  * requests are dropped, so nothing outlives its connection or its deadline.
  */
 final class ServerState {
-    final KeyValueStore store = new KeyValueStore();
+    final KeyValueStore store;
     final RankRegistry ranks = new RankRegistry();
     private final Set<Channel> members = new LinkedHashSet<>();
     private final List<KeyWaiter> keyWaiters = new ArrayList<>();
     private final Map<String, Barrier> barriers = new HashMap<>();
     private final int worldSize;
+    private long lastConnectionId;
 
-    ServerState(int worldSize) {
+    ServerState(int worldSize, KeyValueStore store) {
         this.worldSize = worldSize;
+        this.store = store;
+    }
+
+    /** A number that no other connection of this server has, to attribute the keys it creates. */
+    long newConnectionId() {
+        return ++lastConnectionId;
     }
 
     /** The job's world size, or 0 if the server was not told (then joins are not range-checked). */
@@ -107,6 +114,13 @@ final class ServerState {
                         + (b.arrivals.size() + 1) + " of " + size + " within " + timeout.toMillis() + " ms");
             }
         }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** The requests waiting for keys or at barriers, for diagnostics and tests. */
+    int pendingRequests() {
+        int n = keyWaiters.size();
+        for (Barrier b : barriers.values()) n += b.arrivals.size();
+        return n;
     }
 
     /** Forgets everything a closed connection was waiting for. */

@@ -71,6 +71,20 @@ final class RawPeer implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Reads the ERROR the server sends before it closes a connection for a fault, and returns its message.
+     *
+     * @throws IOException if the next frame is not an ERROR with that code
+     */
+    String refusal(ErrorCode code) throws IOException {
+        PayloadReader error = new PayloadReader(expect(MessageType.ERROR).payload());
+        int actual = error.u16();
+        String message = error.string();
+        error.end();
+        if (actual != code.code) throw new IOException("expected error " + code + ", got code " + actual + ": " + message);
+        return message;
+    }
+
     /** Whether the server closes this connection: reads (discarding frames) until end of stream or a reset. */
     boolean closedByServer() throws IOException {
         try {

@@ -1,5 +1,6 @@
 package org.jccl.core.rendezvous;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,11 +15,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Hostile and broken peers: each bad connection is closed alone, no key changes, and a well-behaved client keeps
- * being served throughout.
+ * Hostile and broken peers: each bad connection is closed alone, after an ERROR naming the fault where the server
+ * read all it was sent (a reset may swallow it otherwise); no key changes; the witness stays connected and served,
+ * and a newcomer is still admitted.
  */
 class RendezvousFuzzTest {
     private static final int MAX_FRAME = 64 * 1024;
@@ -41,11 +44,30 @@ class RendezvousFuzzTest {
         server.close();
     }
 
-    /** The store holds exactly what the witness put there, and the witness is still served. */
+    /**
+     * The store holds exactly what the witness put there, the witness is still connected and served, the server
+     * still admits and serves a newcomer, and no rank but the witness's is left holding a connection.
+     */
     private void assertStoreUnchangedAndServing() {
         assertEquals(Set.of("stable"), server.keys());
         assertArrayEquals(VALUE, witness.getNow("stable", Duration.ofSeconds(2)));
         assertTrue(witness.isConnected());
+        try (RendezvousClient newcomer = TestServers.connect(server, 2, 4)) {
+            assertArrayEquals(VALUE, newcomer.getNow("stable", Duration.ofSeconds(2)));
+            newcomer.setNow("newcomer", VALUE);
+            assertArrayEquals(VALUE, witness.getNow("newcomer", Duration.ofSeconds(2)));
+            assertTrue(newcomer.deleteNow("newcomer"));
+        }
+        assertEquals(Set.of("stable"), server.keys());
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.liveRanks().equals(Set.of(0)));
+    }
+
+    /** A joined peer that was thrown out for a fault counts as dead (it left without LEAVE) and may join again. */
+    private void assertThrownOutRankIsDeadAndFree(int rank) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.deadRanks().equals(Set.of(rank)));
+        try (RendezvousClient again = TestServers.connect(server, rank, 4)) {
+            assertEquals(Set.of(), again.deadRanksNow());
+        }
     }
 
     @ParameterizedTest
@@ -75,6 +97,7 @@ class RendezvousFuzzTest {
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
+        assertThrownOutRankIsDeadAndFree(1);
     }
 
     @Test
@@ -86,9 +109,12 @@ class RendezvousFuzzTest {
             assertTrue(payload.length > key.length);
             // Only the header: the declared length alone exceeds the limit (fail-fast).
             peer.writeRaw(ByteBuffer.allocate(4).putInt(Frame.HEADER_BYTES + payload.length).array());
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains("exceeds " + MAX_FRAME), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
+        assertThrownOutRankIsDeadAndFree(1);
     }
 
     @Test
@@ -97,17 +123,23 @@ class RendezvousFuzzTest {
             peer.expect(MessageType.CHALLENGE);
             // Far below the 64 KiB limit of admitted peers, above the handshake's 1 KiB: refused on its header alone.
             peer.writeRaw(ByteBuffer.allocate(4).putInt(2000).array());
+            // The reason tells this apart from the handshake timeout, which also closes a peer that never joins.
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains("before the handshake"), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {-1, Integer.MIN_VALUE, Integer.MAX_VALUE, 0, 3})
-    void impossibleLengthsCloseTheConnection(int length) throws IOException {
+    @CsvSource({"-1, exceeds", "-2147483648, exceeds", "2147483647, exceeds", "0, shorter than its header",
+            "3, shorter than its header"})
+    void impossibleLengthsCloseTheConnection(int length, String reason) throws IOException {
         try (RawPeer peer = new RawPeer(server.address())) {
             assertEquals(MessageType.JOINED, peer.join(TestServers.SECRET_BYTES, 1, 4).type());
             peer.writeRaw(ByteBuffer.allocate(12).putInt(length).putInt(0).putInt(0).array());
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains(reason), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
@@ -122,6 +154,8 @@ class RendezvousFuzzTest {
             byte[] cut = new byte[whole.length - 3]; // the value's length field now points past the end
             System.arraycopy(whole, 0, cut, 0, cut.length);
             peer.writeFrame(MessageType.SET, 7, cut);
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains("payload ends early"), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
@@ -139,7 +173,9 @@ class RendezvousFuzzTest {
             System.arraycopy(bad, 0, both, 0, bad.length);
             System.arraycopy(good, 0, both, bad.length, good.length);
             peer.writeRaw(both);
-            assertTrue(peer.closedByServer());
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains("payload ends early"), why);
+            assertTrue(peer.closedByServer(), "no RESULT for the SET behind the bad frame");
         }
         assertStoreUnchangedAndServing();
     }
@@ -150,6 +186,8 @@ class RendezvousFuzzTest {
             assertEquals(MessageType.JOINED, peer.join(TestServers.SECRET_BYTES, 1, 4).type());
             byte[] payload = new PayloadWriter().string("new-key").bytes(new byte[] {1}).u8(9).toByteArray();
             peer.writeFrame(MessageType.SET, 7, payload);
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains("trailing bytes"), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
@@ -161,6 +199,9 @@ class RendezvousFuzzTest {
             try (RawPeer peer = new RawPeer(server.address())) {
                 assertEquals(MessageType.JOINED, peer.join(TestServers.SECRET_BYTES, 1, 4).type());
                 peer.writeRaw(RawPeer.frameBytes(type, 1, new byte[0]));
+                String why = peer.refusal(ErrorCode.BAD_REQUEST);
+                String expected = type == MessageType.RESULT.code ? "is not a request" : "unknown message type";
+                assertTrue(why.contains(expected), "type 0x" + Integer.toHexString(type) + ": " + why);
                 assertTrue(peer.closedByServer(), "type 0x" + Integer.toHexString(type));
             }
         }
@@ -172,6 +213,8 @@ class RendezvousFuzzTest {
         try (RawPeer peer = new RawPeer(server.address())) {
             peer.expect(MessageType.CHALLENGE);
             peer.writeFrame(MessageType.SET, 1, new PayloadWriter().string("sneaky").bytes(new byte[] {1}).toByteArray());
+            String why = peer.refusal(ErrorCode.BAD_REQUEST);
+            assertTrue(why.contains("SET before JOIN"), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
@@ -199,6 +242,8 @@ class RendezvousFuzzTest {
         try (RawPeer peer = new RawPeer(server.address())) {
             peer.expect(MessageType.CHALLENGE);
             // Say nothing: the server must close within the 500 ms handshake timeout (the read timeout is 10 s).
+            String why = peer.refusal(ErrorCode.TIMEOUT);
+            assertTrue(why.contains("did not authenticate within 500 ms"), why);
             assertTrue(peer.closedByServer());
         }
         assertStoreUnchangedAndServing();
