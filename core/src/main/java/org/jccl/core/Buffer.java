@@ -8,6 +8,7 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
+import org.jccl.core.spi.MemoryRef;
 
 /**
  * Memory that operations read and write: device memory on GPU backends, aligned off-heap memory on the host
@@ -23,6 +24,8 @@ public final class Buffer implements AutoCloseable {
     private final long byteSize;
     private final AtomicBoolean closed;
     private final boolean owner;
+    /** Where drivers see this buffer; made once, so the hot path neither allocates it nor misses it in cache. */
+    private final MemoryRef ref;
 
     Buffer(Driver driver, MemoryBlock block) {
         this(driver, block, 0, block.size(), new AtomicBoolean(), true);
@@ -35,6 +38,7 @@ public final class Buffer implements AutoCloseable {
         this.byteSize = byteSize;
         this.closed = closed;
         this.owner = owner;
+        this.ref = new MemoryRef(block, offset);
     }
 
     /** A view of {@code byteSize} bytes starting {@code offset} bytes into this buffer; closed with its owner. */
@@ -116,6 +120,11 @@ public final class Buffer implements AutoCloseable {
     /** The backend's memory block: the engine's and, through {@link org.jccl.core.spi.CommunicatorSpi}, modules'. */
     MemoryBlock block() {
         return block;
+    }
+
+    /** The block and offset drivers receive for this buffer. */
+    MemoryRef ref() {
+        return ref;
     }
 
     void checkOpen() {

@@ -84,24 +84,35 @@ public final class Group {
      * and launched by the engine ({@link IssuePath}). A single operation is a group of one.
      */
     static Work issue(List<Communicator> comms, List<List<Operation>> ops, Duration timeout) {
-        List<CommunicatorState> states = new ArrayList<>(comms.size());
-        List<List<IssuePath.Enqueue>> parts = new ArrayList<>(comms.size());
-        for (int i = 0; i < comms.size(); i++) {
-            CommunicatorState state = comms.get(i).state();
-            Driver driver = state.driver();
-            DriverComm dc = state.driverComm();
-            List<IssuePath.Enqueue> part = new ArrayList<>(ops.get(i).size());
-            for (Operation op : ops.get(i)) {
-                LaunchOp lowered = Lowering.lower(op);
-                part.add(stream -> driver.launch(dc, lowered, stream));
+        List<CommunicatorState> states;
+        List<List<IssuePath.Enqueue>> parts;
+        if (comms.size() == 1 && ops.get(0).size() == 1) { // the common case, without the lists below
+            CommunicatorState state = comms.get(0).state();
+            states = List.of(state);
+            parts = List.of(List.of(enqueue(state, ops.get(0).get(0))));
+        } else {
+            states = new ArrayList<>(comms.size());
+            parts = new ArrayList<>(comms.size());
+            for (int i = 0; i < comms.size(); i++) {
+                CommunicatorState state = comms.get(i).state();
+                List<IssuePath.Enqueue> part = new ArrayList<>(ops.get(i).size());
+                for (Operation op : ops.get(i)) part.add(enqueue(state, op));
+                states.add(state);
+                parts.add(part);
             }
-            states.add(state);
-            parts.add(part);
         }
         MemoryBlock[] held = Lowering.heldMemory(ops);
         long timeoutNanos = timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
         return (Work) IssuePath.issue(states, parts,
                 sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0), held, timeoutNanos));
+    }
+
+    /** The launch of one validated operation: lowered now, enqueued by the launch thread. */
+    private static IssuePath.Enqueue enqueue(CommunicatorState state, Operation op) {
+        Driver driver = state.driver();
+        DriverComm dc = state.driverComm();
+        LaunchOp lowered = Lowering.lower(op);
+        return stream -> driver.launch(dc, lowered, stream);
     }
 
     /** e.g. {@code [comm=3f2a rank=0/2] allReduce(seq=17, ...)} or {@code ... group(send(seq=3, ...), recv(seq=4, ...))}. */

@@ -51,6 +51,6 @@ final class Lowering {
     }
 
     static @Nullable MemoryRef ref(@Nullable Buffer b) {
-        return b == null ? null : new MemoryRef(b.block(), b.offset());
+        return b == null ? null : b.ref();
     }
 }
