@@ -71,7 +71,7 @@ final class CommunicatorExtension implements CommunicatorSpi {
         List<MemoryBlock> held = new ArrayList<>(uses.size());
         for (Buffer b : uses) held.add(memory(b).block());
         MemoryBlock[] blocks = held.toArray(new MemoryBlock[0]);
-        long timeoutNanos = timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+        long timeoutNanos = Work.nanos(timeout);
         IssuePath.Enqueue enqueue = task::enqueue;
         return (Work) IssuePath.issue(List.of(state), List.of(List.of(enqueue)), sequences -> new Work(sequences[0],
                 () -> communicator.describe() + " " + describeWithSequence(what, sequences[0]), communicator, blocks,

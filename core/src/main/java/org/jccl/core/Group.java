@@ -102,7 +102,7 @@ public final class Group {
             }
         }
         MemoryBlock[] held = Lowering.heldMemory(ops);
-        long timeoutNanos = timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+        long timeoutNanos = Work.nanos(timeout);
         return (Work) IssuePath.issue(states, parts,
                 sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0), held, timeoutNanos));
     }

@@ -42,6 +42,11 @@ public final class Work extends TrackedWork {
         this.communicator = communicator;
     }
 
+    /** A timeout as the engine takes it: nanoseconds, saturating at {@code Long.MAX_VALUE} (zero: none). */
+    static long nanos(java.time.Duration timeout) {
+        return timeout.compareTo(java.time.Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+    }
+
     /** e.g. {@code [comm=3f2a rank=1/2] allReduce(seq=17, count=1048576, float32, sum)}. */
     @Override
     public String describe() {
