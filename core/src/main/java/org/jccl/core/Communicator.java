@@ -15,10 +15,10 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
-import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.CommunicatorSpi;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.SerialWorker;
 import org.jspecify.annotations.Nullable;
@@ -354,15 +354,21 @@ public final class Communicator implements AutoCloseable {
         buffer.checkOpen();
         if (buffer.device() != device()) throw new InvalidArgumentException(buffer + " is not on device " + device());
         MemoryBlock block = buffer.block();
-        block.retain();
-        return state.call("register", () -> state.driverComm().register(block, buffer.offset(), buffer.byteSize()))
-                .handle((handle, error) -> {
-                    if (error != null) {
-                        block.release();
-                        throw Errors.unwrap(error);
-                    }
-                    return new Registration(this, buffer, handle);
-                });
+        block.retain(); // the registration keeps the memory alive until it is deregistered
+        CompletableFuture<Long> registered;
+        try {
+            registered = state.call("register", () -> state.driverComm().register(block, buffer.offset(), buffer.byteSize()));
+        } catch (RuntimeException e) {
+            block.release();
+            throw e;
+        }
+        return registered.handle((handle, error) -> {
+            if (error != null) {
+                block.release();
+                throw Errors.unwrap(error);
+            }
+            return new Registration(this, buffer, handle);
+        });
     }
 
     void deregister(Registration registration) {
