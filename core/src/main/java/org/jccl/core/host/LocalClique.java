@@ -121,9 +121,9 @@ final class LocalClique implements HostTransport {
             }
             return;
         }
-        for (long start = System.nanoTime(); generation == g; ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); generation == g; ) {
             checkPoison();
-            Backoff.HOST_PEERS.pause(System.nanoTime() - start);
+            wait.pause();
         }
     }
 
@@ -286,9 +286,9 @@ final class LocalClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         Parcel p = (Parcel) posted;
-        for (long start = System.nanoTime(); !p.consumed; ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !p.consumed; ) {
             checkPoison();
-            Backoff.HOST_PEERS.pause(System.nanoTime() - start);
+            wait.pause();
         }
     }
 
@@ -297,9 +297,9 @@ final class LocalClique implements HostTransport {
         threads[rank] = Thread.currentThread();
         ConcurrentLinkedQueue<Parcel> box = mailboxes[op.peer * size + rank];
         Parcel p;
-        for (long start = System.nanoTime(); (p = box.poll()) == null; ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (p = box.poll()) == null; ) {
             checkPoison();
-            Backoff.HOST_PEERS.pause(System.nanoTime() - start);
+            wait.pause();
         }
         long bytes = op.count * op.type.size();
         if (p.bytes != bytes) {

@@ -206,9 +206,9 @@ final class NetworkClique implements HostTransport {
     }
 
     /** Waits for the network threads, which unpark {@link #waiter} when a frame arrives or a channel drains. */
-    private void pause(long idleNanos) {
-        if (idleNanos >= Backoff.HOST_PEERS.spinNanos()) waiter = Thread.currentThread();
-        Backoff.HOST_PEERS.pause(idleNanos);
+    private void pause(Backoff.Waiter wait) {
+        if (wait.isParking()) waiter = Thread.currentThread();
+        wait.pause();
     }
 
     // ---- the operations (stream thread)
@@ -236,9 +236,9 @@ final class NetworkClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         if (!(posted instanceof ChannelFuture f)) return;
-        for (long start = System.nanoTime(); !f.isDone(); ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !f.isDone(); ) {
             checkPoison();
-            pause(System.nanoTime() - start);
+            pause(wait);
         }
         if (!f.isSuccess()) checkPoison();
     }
@@ -323,13 +323,13 @@ final class NetworkClique implements HostTransport {
             return null;
         }
         Channel ch = peers[peer];
-        for (long start = System.nanoTime(); !ch.isWritable(); ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !ch.isWritable(); ) {
             if (poisoned != null || closed.get() || !ch.isActive()) {
                 frame.release();
                 checkPoison();
                 throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed");
             }
-            pause(System.nanoTime() - start);
+            pause(wait);
         }
         ChannelFuture f = ch.writeAndFlush(frame);
         lastWrite[peer] = f;
@@ -341,9 +341,9 @@ final class NetworkClique implements HostTransport {
         for (int j = 0; j < size; j++) {
             ChannelFuture f = lastWrite[j];
             if (f == null) continue;
-            for (long start = System.nanoTime(); !f.isDone(); ) {
+            for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !f.isDone(); ) {
                 checkPoison();
-                pause(System.nanoTime() - start);
+                pause(wait);
             }
             if (!f.isSuccess()) {
                 checkPoison();
@@ -356,9 +356,9 @@ final class NetworkClique implements HostTransport {
     /** Forwards a received frame unchanged to {@code peer} (chained broadcast); takes a reference of its own. */
     void forward(int peer, ByteBuf frame) {
         Channel ch = peers[peer];
-        for (long start = System.nanoTime(); !ch.isWritable(); ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !ch.isWritable(); ) {
             checkPoison();
-            pause(System.nanoTime() - start);
+            pause(wait);
         }
         ch.writeAndFlush(frame.retainedDuplicate().readerIndex(0));
     }
@@ -397,10 +397,10 @@ final class NetworkClique implements HostTransport {
     ByteBuf take(int peer, int lane, int desc, long total, int len, Mismatch mismatch) {
         ConcurrentLinkedQueue<ByteBuf> box = inboxes[peer * Wire.LANES + lane];
         ByteBuf frame;
-        for (long start = System.nanoTime(); (frame = box.poll()) == null; ) {
+        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
             checkPoison();
             if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator");
-            pause(System.nanoTime() - start);
+            pause(wait);
         }
         if (frame.getInt(Wire.AT_DESC) != desc) {
             frame.release();

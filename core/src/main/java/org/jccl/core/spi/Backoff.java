@@ -46,4 +46,43 @@ public record Backoff(long spinNanos, long yieldNanos, long maxParkNanos) {
     public boolean isIdle(long idleNanos) {
         return idleNanos >= yieldNanos;
     }
+
+    /** A wait that starts now; {@link Waiter#pause()} once per unsuccessful check of the awaited condition. */
+    public Waiter start() {
+        return new Waiter(this, System.nanoTime());
+    }
+
+    /**
+     * One wait. Parks grow with the number of parks, not with the time waited: among more runnable threads than
+     * cores a single yield can take a whole time slice, and park lengths derived from elapsed time would then jump
+     * to their cap at once, so that a peer's answer a few microseconds later went unseen for hundreds of them.
+     */
+    public static final class Waiter {
+        private static final long FIRST_PARK_NANOS = 10_000;
+        private final Backoff backoff;
+        private final long start;
+        private int parks;
+
+        private Waiter(Backoff backoff, long start) {
+            this.backoff = backoff;
+            this.start = start;
+        }
+
+        /** Waits a little: spin, then yield, then park 10 µs, doubling every 4 parks up to the cap. */
+        public void pause() {
+            long idle = System.nanoTime() - start;
+            if (idle < backoff.spinNanos) {
+                Thread.onSpinWait();
+            } else if (idle < backoff.yieldNanos) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(backoff, Math.min(backoff.maxParkNanos, FIRST_PARK_NANOS << Math.min(16, parks++ / 4)));
+            }
+        }
+
+        /** Whether the wait has reached its parking phase (so whoever makes progress should unpark it). */
+        public boolean isParking() {
+            return System.nanoTime() - start >= backoff.spinNanos;
+        }
+    }
 }
