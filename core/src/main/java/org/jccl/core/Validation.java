@@ -108,7 +108,7 @@ final class Validation {
         if (r instanceof PreMulSum p) {
             p.checkUsableWith(comm, op.type());
         }
-        String rejected = comm.backend().driver().rejects(op.type(), r.code());
+        String rejected = comm.backend().driver().rejects(op.type(), r.code(), comm.size());
         if (rejected != null) throw bad(what, rejected);
     }
 

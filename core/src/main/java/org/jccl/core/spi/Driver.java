@@ -111,10 +111,11 @@ public interface Driver {
     }
 
     /**
-     * Why the library rejects reduction {@code reduction} (an {@code ncclRedOp_t} code) on {@code type} (e.g. fp8 on
-     * a GPU without it), or null if it accepts it. Checked before anything is enqueued.
+     * Why the library rejects reduction {@code reduction} (an {@code ncclRedOp_t} code) on {@code type} for a
+     * communicator of {@code nranks} ranks (e.g. fp8 on a GPU without it), or null if it accepts it. Checked before
+     * anything is enqueued.
      */
-    default @Nullable String rejects(org.jccl.core.DataType type, int reduction) {
+    default @Nullable String rejects(org.jccl.core.DataType type, int reduction, int nranks) {
         return null;
     }
 

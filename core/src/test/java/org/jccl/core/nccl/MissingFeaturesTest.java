@@ -58,9 +58,9 @@ class MissingFeaturesTest {
         expectMissing(stubs, "ncclCommMemStats", LibraryVersions.RCCL_ONLY, comm::memStats);
         expectMissing(stubs, "ncclCommGrow", "NCCL 2.29.0", () -> comm.grow(4, null, CommConfig.DEFAULT));
         expectMissing(stubs, "ncclCommGetUniqueId", "NCCL 2.29.0", comm::growUniqueId);
-        String fp8 = driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.SUM.code());
+        String fp8 = driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.SUM.code(), 2);
         assertTrue(fp8 != null && fp8.contains("NCCL 2.24"), String.valueOf(fp8));
-        assertEquals(null, driver.rejects(DataType.BFLOAT16, ReduceOp.SUM.code()));
+        assertEquals(null, driver.rejects(DataType.BFLOAT16, ReduceOp.SUM.code(), 2));
         a.close();
         stream.destroy();
         comm.destroy();

@@ -77,7 +77,13 @@ class NcclDriverContractTest {
         assertTrue(driver.features().has(Feature.ALL_TO_ALL));
         assertTrue(!driver.features().has(Feature.PUT_SIGNAL), "the stub has no ncclPutSignal");
         assertEquals("stub error string 4", driver.resultString(4));
-        assertNull(driver.rejects(DataType.FLOAT8_E5M2, ReduceOp.MAX.code()), "NCCL 2.28 on compute capability 9.0 has fp8");
+        assertNull(driver.rejects(DataType.FLOAT8_E5M2, ReduceOp.MAX.code(), 2), "NCCL 2.28 on compute capability 9.0 has fp8");
+        String oneRankAvg = driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.AVG.code(), 1);
+        assertTrue(oneRankAvg != null && oneRankAvg.contains("one-rank"), String.valueOf(oneRankAvg));
+        assertNull(driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.AVG.code(), 2), "two ranks take fp8 avg");
+        assertNull(driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.SUM.code(), 1), "one rank takes fp8 sum");
+        assertNull(driver.rejects(DataType.FLOAT16, ReduceOp.AVG.code(), 1), "one rank takes float16 avg");
+        assertTrue(driver.rejects(DataType.FLOAT8_E5M2, 5, 1) != null, "a PreMulSum (the first user code) of fp8 on one rank");
     }
 
     @Test

@@ -2,11 +2,14 @@ package org.jccl.core.nccl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.jccl.core.BackendKind;
+import org.jccl.core.Jccl;
 import org.jccl.core.launch.Launcher;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -19,6 +22,8 @@ import org.junit.jupiter.api.Test;
 class NcclRendezvousGpuTest {
     @Test
     void oneProcessPerGpuJoinsThroughTheRendezvous() {
+        assumeTrue(Jccl.isAvailable(BackendKind.NCCL) && Jccl.backend(BackendKind.NCCL).deviceCount() >= 2,
+                "needs NCCL and 2 GPUs (one process each)");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Launcher.run(List.of("--nproc", "2", "--", NcclRendezvousRankMain.class.getName()),
