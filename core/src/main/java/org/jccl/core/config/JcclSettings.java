@@ -1,6 +1,7 @@
 package org.jccl.core.config;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Every configuration key of jccl, in one place: a system property and the environment variable that stands in
  * for it (the property wins). NCCL's own {@code NCCL_*} variables are not read here; they pass through to the
- * library untouched. The effective values are logged once, at the first backend's start.
+ * library untouched. At the first backend's start one INFO line names the backend and the settings that differ from
+ * their defaults; the whole table is logged at DEBUG.
  */
 public final class JcclSettings {
     private static final Logger LOG = LoggerFactory.getLogger(JcclSettings.class);
@@ -160,13 +162,17 @@ public final class JcclSettings {
     /** Logs the effective configuration once per process. */
     public static void logOnce(String backendLine) {
         if (!LOGGED.compareAndSet(false, true)) return;
-        StringBuilder sb = new StringBuilder("jccl: ").append(backendLine);
+        StringBuilder all = new StringBuilder("jccl settings:");
+        List<String> changed = new ArrayList<>();
         for (Setting s : ALL) {
             // The secret admits processes to the job: say only whether it is set.
             String shown = s == RENDEZVOUS_SECRET ? (s.isSet() ? "<set>" : "<not set>") : s.value();
-            sb.append("\n  ").append(s.property()).append(" = ").append(shown);
+            all.append("\n  ").append(s.property()).append(" = ").append(shown);
+            if (s.isSet() && !s.value().equals(s.defaultValue())) changed.add(s.property() + "=" + shown);
         }
-        LOG.info(sb.toString());
+        // One line a user reads; the full table for whoever debugs a configuration.
+        LOG.info("jccl: {}{}", backendLine, changed.isEmpty() ? "" : " (settings changed: " + String.join(", ", changed) + ")");
+        LOG.debug("{}", all);
     }
 
     /**
