@@ -1,6 +1,7 @@
 package org.jccl.core;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.error.InvalidArgumentException;
@@ -81,7 +82,11 @@ public final class Buffer implements AutoCloseable {
 
     /**
      * Copies {@code src}'s remaining bytes into this buffer at {@code at}; synchronous. Like a channel write, it
-     * advances {@code src}'s position past the bytes copied.
+     * advances {@code src}'s position past the bytes copied. The bytes are copied as they lie, and devices hold
+     * numbers in the platform's byte order: put numbers into {@code src} in {@link ByteOrder#nativeOrder()} (a
+     * {@code ByteBuffer}'s default, big-endian, turns 1.5f into 6.9e-41). The order of {@code src} itself cannot be
+     * checked — its slices and duplicates report big-endian whatever their bytes hold — so prefer the typed forms
+     * ({@link #write(long, float[])} and its siblings), which take care of it.
      */
     public void write(long at, ByteBuffer src) {
         Objects.requireNonNull(src, "src");
@@ -93,7 +98,9 @@ public final class Buffer implements AutoCloseable {
 
     /**
      * Fills {@code dst}'s remaining bytes from this buffer at {@code at}; synchronous. Like a channel read, it
-     * advances {@code dst}'s position past the bytes filled (flip it to read them).
+     * advances {@code dst}'s position past the bytes filled (flip it to read them). Read numbers from it in
+     * {@link ByteOrder#nativeOrder()}, as for {@link #write(long, ByteBuffer)}; or use the typed forms
+     * ({@link #readFloats} and its siblings).
      */
     public void read(long at, ByteBuffer dst) {
         Objects.requireNonNull(dst, "dst");
@@ -101,6 +108,75 @@ public final class Buffer implements AutoCloseable {
         checkRange(at, n);
         driver.read(block, offset + at, dst.duplicate());
         dst.position(dst.position() + n);
+    }
+
+    /** Writes {@code values} at byte offset {@code at}; synchronous. */
+    public void write(long at, float[] values) {
+        ByteBuffer b = staging(4L * values.length);
+        b.asFloatBuffer().put(values);
+        write(at, b);
+    }
+
+    /** Writes {@code values} at byte offset {@code at}; synchronous. */
+    public void write(long at, double[] values) {
+        ByteBuffer b = staging(8L * values.length);
+        b.asDoubleBuffer().put(values);
+        write(at, b);
+    }
+
+    /** Writes {@code values} at byte offset {@code at}; synchronous. */
+    public void write(long at, int[] values) {
+        ByteBuffer b = staging(4L * values.length);
+        b.asIntBuffer().put(values);
+        write(at, b);
+    }
+
+    /** Writes {@code values} at byte offset {@code at}; synchronous. */
+    public void write(long at, long[] values) {
+        ByteBuffer b = staging(8L * values.length);
+        b.asLongBuffer().put(values);
+        write(at, b);
+    }
+
+    /** Reads {@code count} floats from byte offset {@code at}; synchronous. */
+    public float[] readFloats(long at, int count) {
+        float[] out = new float[count];
+        read(at, 4L * count).asFloatBuffer().get(out);
+        return out;
+    }
+
+    /** Reads {@code count} doubles from byte offset {@code at}; synchronous. */
+    public double[] readDoubles(long at, int count) {
+        double[] out = new double[count];
+        read(at, 8L * count).asDoubleBuffer().get(out);
+        return out;
+    }
+
+    /** Reads {@code count} ints from byte offset {@code at}; synchronous. */
+    public int[] readInts(long at, int count) {
+        int[] out = new int[count];
+        read(at, 4L * count).asIntBuffer().get(out);
+        return out;
+    }
+
+    /** Reads {@code count} longs from byte offset {@code at}; synchronous. */
+    public long[] readLongs(long at, int count) {
+        long[] out = new long[count];
+        read(at, 8L * count).asLongBuffer().get(out);
+        return out;
+    }
+
+    private ByteBuffer read(long at, long bytes) {
+        ByteBuffer b = staging(bytes);
+        read(at, b);
+        return b.flip();
+    }
+
+    private static ByteBuffer staging(long bytes) {
+        if (bytes < 0 || bytes > Integer.MAX_VALUE - 8) {
+            throw new InvalidArgumentException(bytes + " bytes do not fit one transfer; copy in parts");
+        }
+        return ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
     }
 
     /** Whether this buffer (or the buffer it is a view of) was closed. */
