@@ -2,20 +2,19 @@ package org.jccl.core;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import org.jccl.core.error.Errors;
-import org.jccl.core.error.InvalidArgumentException;
-import org.jccl.core.error.JcclException;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.EventPool;
 import org.jccl.core.engine.StreamQueue;
-import org.jccl.core.spi.Feature;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.JcclException;
 import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.Driver;
-import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.spi.SerialWorker;
@@ -121,9 +120,9 @@ public final class Backend {
     /** {@code ncclCommInitRankConfig}. The future completes when the communicator is ready on this rank. */
     public CompletableFuture<Communicator> initRank(UniqueId id, int nranks, int rank, int device, CommConfig config,
                                                     CommOptions options) {
-        Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(options, "options");
+        Errors.requireArgument(id, "id");
+        Errors.requireArgument(config, "config");
+        Errors.requireArgument(options, "options");
         checkRanks(nranks, rank);
         checkDevice(device);
         byte[] bytes = id.toBytes();
@@ -138,13 +137,13 @@ public final class Backend {
     /** {@code ncclCommInitRankScalable}: several unique ids spread the bootstrap of large jobs. */
     public CompletableFuture<Communicator> initRankScalable(List<UniqueId> ids, int nranks, int rank, int device,
                                                             CommConfig config, CommOptions options) {
-        Objects.requireNonNull(ids, "ids");
+        Errors.requireArgument(ids, "ids");
         if (ids.isEmpty()) throw new InvalidArgumentException("initRankScalable needs at least one unique id");
         checkRanks(nranks, rank);
         checkDevice(device);
         driver.features().require(Feature.COMM_INIT_RANK_SCALABLE);
         List<byte[]> bytes = new ArrayList<>();
-        for (UniqueId id : ids) bytes.add(Objects.requireNonNull(id, "id").toBytes());
+        for (UniqueId id : ids) bytes.add(Errors.requireArgument(id, "id").toBytes());
         return create(idLabel(ids.get(0)), device, rank, config, options,
                 () -> driver.initRankScalable(nranks, rank, bytes, device, config));
     }
@@ -154,8 +153,8 @@ public final class Backend {
      * {@code devices[i]}). On the host backend, pass any devices: one rank is made per entry.
      */
     public CompletableFuture<List<Communicator>> initAll(int[] devices, CommOptions options) {
-        Objects.requireNonNull(devices, "devices");
-        Objects.requireNonNull(options, "options");
+        Errors.requireArgument(devices, "devices");
+        Errors.requireArgument(options, "options");
         if (devices.length == 0) throw new InvalidArgumentException("initAll needs at least one device");
         int[] devs = devices.clone();
         for (int d : devs) checkDevice(d);

@@ -2,8 +2,8 @@ package org.jccl.core;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.Driver;
@@ -89,7 +89,7 @@ public final class Buffer implements AutoCloseable {
      * ({@link #write(long, float[])} and its siblings), which take care of it.
      */
     public void write(long at, ByteBuffer src) {
-        Objects.requireNonNull(src, "src");
+        Errors.requireArgument(src, "src");
         int n = src.remaining();
         checkRange(at, n);
         driver.write(block, offset + at, src.duplicate());
@@ -103,7 +103,7 @@ public final class Buffer implements AutoCloseable {
      * ({@link #readFloats} and its siblings).
      */
     public void read(long at, ByteBuffer dst) {
-        Objects.requireNonNull(dst, "dst");
+        Errors.requireArgument(dst, "dst");
         int n = dst.remaining();
         checkRange(at, n);
         driver.read(block, offset + at, dst.duplicate());

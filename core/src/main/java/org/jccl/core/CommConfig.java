@@ -3,7 +3,7 @@ package org.jccl.core;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Objects;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 
 /**
@@ -70,7 +70,7 @@ public final class CommConfig {
 
         /** Sets an integer field. */
         public Builder set(ConfigField field, int value) {
-            Objects.requireNonNull(field, "field");
+            Errors.requireArgument(field, "field");
             if (field.isString()) throw new InvalidArgumentException(field.cName() + " takes a string, not an int");
             values.put(field, value);
             return this;
@@ -78,8 +78,8 @@ public final class CommConfig {
 
         /** Sets a string field. */
         public Builder set(ConfigField field, String value) {
-            Objects.requireNonNull(field, "field");
-            Objects.requireNonNull(value, "value");
+            Errors.requireArgument(field, "field");
+            Errors.requireArgument(value, "value");
             if (!field.isString()) throw new InvalidArgumentException(field.cName() + " takes an int, not a string");
             values.put(field, value);
             return this;

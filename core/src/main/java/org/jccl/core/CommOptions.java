@@ -1,8 +1,8 @@
 package org.jccl.core;
 
 import java.time.Duration;
-import java.util.Objects;
 import org.jccl.core.config.JcclSettings;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 
 /**
@@ -22,9 +22,9 @@ public record CommOptions(Duration timeout, TimeoutPolicy timeoutPolicy, Duratio
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     public CommOptions {
-        Objects.requireNonNull(timeout, "timeout");
-        Objects.requireNonNull(timeoutPolicy, "timeoutPolicy");
-        Objects.requireNonNull(closeTimeout, "closeTimeout");
+        Errors.requireArgument(timeout, "timeout");
+        Errors.requireArgument(timeoutPolicy, "timeoutPolicy");
+        Errors.requireArgument(closeTimeout, "closeTimeout");
         if (timeout.isNegative()) throw new InvalidArgumentException("timeout must not be negative: " + timeout);
         if (closeTimeout.isNegative()) throw new InvalidArgumentException("closeTimeout must not be negative: " + closeTimeout);
     }

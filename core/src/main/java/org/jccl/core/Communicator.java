@@ -2,7 +2,6 @@ package org.jccl.core;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -202,8 +201,8 @@ public final class Communicator implements AutoCloseable {
 
     /** Validates and issues one operation with its own timeout (zero: none) in place of the communicator's. */
     public Work submit(Operation operation, Duration timeout) {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(timeout, "timeout");
+        Errors.requireArgument(operation, "operation");
+        Errors.requireArgument(timeout, "timeout");
         Validation.check(this, operation);
         return Group.issue(List.of(this), List.of(List.of(operation)), timeout);
     }
@@ -214,9 +213,9 @@ public final class Communicator implements AutoCloseable {
      * over several communicators.
      */
     public Work submitGroup(List<Operation> operations) {
-        Objects.requireNonNull(operations, "operations");
+        Errors.requireArgument(operations, "operations");
         if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
-        for (Operation op : operations) Validation.check(this, Objects.requireNonNull(op, "operation"));
+        for (Operation op : operations) Validation.check(this, Errors.requireArgument(op, "operation"));
         return Group.issue(List.of(this), List.of(List.copyOf(operations)), options.timeout());
     }
 
@@ -228,8 +227,8 @@ public final class Communicator implements AutoCloseable {
      */
     public CompletableFuture<Communicator> split(int color, int key, CommConfig config, CommOptions options) {
         if (color < 0) throw new InvalidArgumentException("color must be >= 0 (use splitExcluded() to join no group), not " + color);
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(options, "options");
+        Errors.requireArgument(config, "config");
+        Errors.requireArgument(options, "options");
         return state.call("split", () -> {
             DriverComm child = state.driverComm().split(color, key, config);
             if (child == null) throw new JcclException("ncclCommSplit returned no communicator for color " + color);
@@ -255,8 +254,8 @@ public final class Communicator implements AutoCloseable {
      * Called by every remaining rank.
      */
     public CompletableFuture<Communicator> shrink(int[] excludedRanks, CommConfig config, CommOptions options) {
-        Objects.requireNonNull(excludedRanks, "excludedRanks");
-        Objects.requireNonNull(config, "config");
+        Errors.requireArgument(excludedRanks, "excludedRanks");
+        Errors.requireArgument(config, "config");
         int[] excluded = excludedRanks.clone();
         for (int r : excluded) {
             if (r < 0 || r >= size()) throw new InvalidArgumentException("excluded rank " + r + " is outside 0.." + (size() - 1));
@@ -315,8 +314,8 @@ public final class Communicator implements AutoCloseable {
      */
     public CompletableFuture<Communicator> grow(int newSize, @Nullable UniqueId id, CommConfig config, CommOptions options) {
         if (newSize <= size()) throw new InvalidArgumentException("grow needs more than " + size() + " ranks, not " + newSize);
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(options, "options");
+        Errors.requireArgument(config, "config");
+        Errors.requireArgument(options, "options");
         backend.driver().features().require(Feature.COMM_GROW);
         byte[] bytes = id == null ? null : id.toBytes();
         return state.call("grow", () -> state.driverComm().grow(newSize, bytes, config))
@@ -325,7 +324,7 @@ public final class Communicator implements AutoCloseable {
 
     /** A {@link PreMulSum} with a host scalar, for operations of {@code type} on this communicator. */
     public CompletableFuture<PreMulSum> createPreMulSum(double scalar, DataType type) {
-        Objects.requireNonNull(type, "type");
+        Errors.requireArgument(type, "type");
         state.checkOpen();
         return state.call("createPreMulSum",
                 () -> new PreMulSum(state.driverComm().createPreMulSum(scalar, null, 0, type), this, type, scalar, null));
@@ -333,8 +332,8 @@ public final class Communicator implements AutoCloseable {
 
     /** A {@link PreMulSum} whose scalar is one element of {@code type} at the start of {@code scalar} (device memory). */
     public CompletableFuture<PreMulSum> createPreMulSum(Buffer scalar, DataType type) {
-        Objects.requireNonNull(scalar, "scalar");
-        Objects.requireNonNull(type, "type");
+        Errors.requireArgument(scalar, "scalar");
+        Errors.requireArgument(type, "type");
         state.checkOpen();
         scalar.checkOpen();
         if (scalar.byteSize() < type.size()) throw new InvalidArgumentException("scalar buffer " + scalar + " holds no " + type);
@@ -349,7 +348,7 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code ncclCommRegister}: registers {@code buffer} for zero-copy use; close the registration to deregister. */
     public CompletableFuture<Registration> register(Buffer buffer) {
-        Objects.requireNonNull(buffer, "buffer");
+        Errors.requireArgument(buffer, "buffer");
         state.checkOpen();
         buffer.checkOpen();
         if (buffer.device() != device()) throw new InvalidArgumentException(buffer + " is not on device " + device());

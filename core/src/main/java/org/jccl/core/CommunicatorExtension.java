@@ -3,13 +3,13 @@ package org.jccl.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.IssuePath;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.spi.CommunicatorSpi;
 import org.jccl.core.spi.Driver;
@@ -50,7 +50,7 @@ final class CommunicatorExtension implements CommunicatorSpi {
 
     @Override
     public MemoryRef memory(Buffer buffer) {
-        Objects.requireNonNull(buffer, "buffer");
+        Errors.requireArgument(buffer, "buffer");
         buffer.checkOpen();
         if (buffer.device() != communicator.device()) {
             throw new InvalidArgumentException(communicator.describe() + ": " + buffer + " is not on device " + communicator.device());
@@ -60,14 +60,14 @@ final class CommunicatorExtension implements CommunicatorSpi {
 
     @Override
     public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
-        Objects.requireNonNull(task, "task");
+        Errors.requireArgument(task, "task");
         return state.call(what, task);
     }
 
     @Override
     public Work issue(String what, List<Buffer> uses, Duration timeout, StreamTask task) {
-        Objects.requireNonNull(what, "what");
-        Objects.requireNonNull(task, "task");
+        Errors.requireArgument(what, "what");
+        Errors.requireArgument(task, "task");
         List<MemoryBlock> held = new ArrayList<>(uses.size());
         for (Buffer b : uses) held.add(memory(b).block());
         MemoryBlock[] blocks = held.toArray(new MemoryBlock[0]);
@@ -80,7 +80,7 @@ final class CommunicatorExtension implements CommunicatorSpi {
 
     @Override
     public void watch(BooleanSupplier poll) {
-        Objects.requireNonNull(poll, "poll");
+        Errors.requireArgument(poll, "poll");
         EventLoop.get().watch(poll::getAsBoolean);
     }
 

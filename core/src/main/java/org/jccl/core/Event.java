@@ -1,7 +1,7 @@
 package org.jccl.core;
 
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.error.Errors;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 
@@ -19,7 +19,7 @@ public final class Event implements AutoCloseable {
 
     /** Records this event at the current end of {@code stream}. */
     public Event record(Stream stream) {
-        Objects.requireNonNull(stream, "stream");
+        Errors.requireArgument(stream, "stream");
         stream.record(driverEvent);
         return this;
     }

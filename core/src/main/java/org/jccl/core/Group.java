@@ -5,14 +5,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.IssuePath;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
-import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 
@@ -40,8 +40,8 @@ public final class Group {
 
     /** Adds an operation of {@code communicator}; throws at once if its arguments are bad. */
     public Group add(Communicator communicator, Operation operation) {
-        Objects.requireNonNull(communicator, "communicator");
-        Objects.requireNonNull(operation, "operation");
+        Errors.requireArgument(communicator, "communicator");
+        Errors.requireArgument(operation, "operation");
         Validation.check(communicator, operation);
         Communicator first = operations.isEmpty() ? null : operations.keySet().iterator().next();
         if (first != null && first.backend() != communicator.backend()) {

@@ -1,7 +1,7 @@
 package org.jccl.core;
 
 import java.util.Arrays;
-import java.util.Objects;
+import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,8 +29,8 @@ public record Operation(OpKind kind, @Nullable Buffer send, @Nullable Buffer rec
                         @Nullable ReduceOp op, int peer, long @Nullable [][] counts, @Nullable Buffer bias) {
 
     public Operation {
-        Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(type, "type");
+        Errors.requireArgument(kind, "kind");
+        Errors.requireArgument(type, "type");
         if (counts != null) {
             long[][] copy = new long[counts.length][];
             for (int i = 0; i < counts.length; i++) copy[i] = counts[i] == null ? null : counts[i].clone();
@@ -75,16 +75,16 @@ public record Operation(OpKind kind, @Nullable Buffer send, @Nullable Buffer rec
 
     public static Operation allToAllv(Buffer send, long[] sendCounts, long[] sendDisplacements, Buffer recv,
                                       long[] recvCounts, long[] recvDisplacements, DataType type) {
-        long[][] counts = {Objects.requireNonNull(sendCounts, "sendCounts"),
-                Objects.requireNonNull(sendDisplacements, "sendDisplacements"),
-                Objects.requireNonNull(recvCounts, "recvCounts"),
-                Objects.requireNonNull(recvDisplacements, "recvDisplacements")};
+        long[][] counts = {Errors.requireArgument(sendCounts, "sendCounts"),
+                Errors.requireArgument(sendDisplacements, "sendDisplacements"),
+                Errors.requireArgument(recvCounts, "recvCounts"),
+                Errors.requireArgument(recvDisplacements, "recvDisplacements")};
         return new Operation(OpKind.ALL_TO_ALL_V, send, recv, 0, type, null, -1, counts, null);
     }
 
     public static Operation allReduceWithBias(Buffer send, Buffer recv, long count, DataType type, ReduceOp op, Buffer bias) {
         return new Operation(OpKind.ALL_REDUCE_WITH_BIAS, send, recv, count, type, op, -1, null,
-                Objects.requireNonNull(bias, "bias"));
+                Errors.requireArgument(bias, "bias"));
     }
 
     public static Operation send(Buffer send, long count, DataType type, int peer) {

@@ -1,9 +1,9 @@
 package org.jccl.core;
 
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.RemoteErrorException;
 import org.jccl.core.rendezvous.RendezvousClient;
 
@@ -35,8 +35,8 @@ public final class PeerWatch implements AutoCloseable {
      * @return the watch; closing it stops watching
      */
     public static PeerWatch abortOnDeath(RendezvousClient client, Communicator... communicators) {
-        Objects.requireNonNull(client, "client");
-        for (Communicator c : communicators) Objects.requireNonNull(c, "communicator");
+        Errors.requireArgument(client, "client");
+        for (Communicator c : communicators) Errors.requireArgument(c, "communicator");
         PeerWatch watch = new PeerWatch(List.of(communicators));
         client.onRankDead(watch::rankDied);
         Set<Integer> already = client.announcedDeadRanks();

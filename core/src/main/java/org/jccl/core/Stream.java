@@ -1,10 +1,10 @@
 package org.jccl.core;
 
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.IssuePath;
 import org.jccl.core.engine.StreamQueue;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.DriverEvent;
@@ -51,7 +51,7 @@ public final class Stream implements AutoCloseable {
 
     /** Later work on this stream waits until {@code event} completes; does not block the caller. */
     public void waitFor(Event event) {
-        Objects.requireNonNull(event, "event");
+        Errors.requireArgument(event, "event");
         checkOpen();
         DriverEvent e = event.driverEvent();
         inOrder(() -> queue.driverStream().waitEvent(e));
@@ -59,8 +59,8 @@ public final class Stream implements AutoCloseable {
 
     /** Copies {@code bytes} from {@code src} to {@code dst} on this stream. */
     public Work copy(Buffer dst, Buffer src, long bytes) {
-        Objects.requireNonNull(dst, "dst");
-        Objects.requireNonNull(src, "src");
+        Errors.requireArgument(dst, "dst");
+        Errors.requireArgument(src, "src");
         checkOpen();
         dst.checkOpen();
         src.checkOpen();
@@ -78,7 +78,7 @@ public final class Stream implements AutoCloseable {
 
     /** Sets {@code bytes} bytes of {@code dst} to {@code value} on this stream. */
     public Work fill(Buffer dst, int value, long bytes) {
-        Objects.requireNonNull(dst, "dst");
+        Errors.requireArgument(dst, "dst");
         checkOpen();
         dst.checkOpen();
         if (bytes < 0 || bytes > dst.byteSize()) {

@@ -3,7 +3,7 @@ package org.jccl.core;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Objects;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 
 /**
@@ -23,7 +23,7 @@ public final class UniqueId implements Serializable {
 
     /** An id from its bytes, exactly {@link #BYTES} of them. */
     public static UniqueId fromBytes(byte[] bytes) {
-        Objects.requireNonNull(bytes, "bytes");
+        Errors.requireArgument(bytes, "bytes");
         if (bytes.length != BYTES) {
             throw new InvalidArgumentException("a unique id has " + BYTES + " bytes, not " + bytes.length);
         }
@@ -32,7 +32,7 @@ public final class UniqueId implements Serializable {
 
     /** An id from the Base64 text {@link #toBase64()} made. */
     public static UniqueId fromBase64(String text) {
-        Objects.requireNonNull(text, "text");
+        Errors.requireArgument(text, "text");
         try {
             return fromBytes(Base64.getDecoder().decode(text.trim()));
         } catch (IllegalArgumentException e) {

@@ -1,11 +1,11 @@
 package org.jccl.reactive;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.function.Function;
 import org.jccl.core.Communicator;
 import org.jccl.core.Operation;
 import org.jccl.core.Work;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -33,12 +33,12 @@ final class Pipeline {
 
     static <T> Flux<T> of(Communicator communicator, @Nullable Duration timeout, @Nullable Scheduler scheduler,
                           Publisher<T> items, Function<? super T, Operation> toOperation, int maxInFlight) {
-        Objects.requireNonNull(items, "items");
-        Objects.requireNonNull(toOperation, "toOperation");
+        Errors.requireArgument(items, "items");
+        Errors.requireArgument(toOperation, "toOperation");
         if (maxInFlight < 1) throw new InvalidArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
         Flux<T> flux = Flux.from(items)
                 .map(item -> {
-                    Operation operation = Objects.requireNonNull(toOperation.apply(item), "toOperation returned null");
+                    Operation operation = Errors.requireArgument(toOperation.apply(item), "toOperation returned null");
                     Work work = timeout == null ? communicator.submit(operation) : communicator.submit(operation, timeout);
                     return new Launched<T>(item, work);
                 })

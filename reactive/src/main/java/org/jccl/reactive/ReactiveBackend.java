@@ -2,7 +2,6 @@ package org.jccl.reactive;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.jccl.core.Backend;
@@ -10,6 +9,7 @@ import org.jccl.core.CommConfig;
 import org.jccl.core.CommOptions;
 import org.jccl.core.Communicator;
 import org.jccl.core.UniqueId;
+import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -36,12 +36,12 @@ public final class ReactiveBackend {
 
     /** The reactive shape of {@code backend}; its communicators emit signals on the event thread. */
     public static ReactiveBackend of(Backend backend) {
-        return new ReactiveBackend(Objects.requireNonNull(backend, "backend"), null);
+        return new ReactiveBackend(Errors.requireArgument(backend, "backend"), null);
     }
 
     /** A copy whose Monos, and the communicators they create, emit signals on {@code scheduler}. */
     public ReactiveBackend publishOn(Scheduler scheduler) {
-        return new ReactiveBackend(backend, Objects.requireNonNull(scheduler, "scheduler"));
+        return new ReactiveBackend(backend, Errors.requireArgument(scheduler, "scheduler"));
     }
 
     /** The core backend. */

@@ -2,7 +2,6 @@ package org.jccl.reactive;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -18,6 +17,7 @@ import org.jccl.core.ReduceOp;
 import org.jccl.core.Registration;
 import org.jccl.core.UniqueId;
 import org.jccl.core.Work;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -63,7 +63,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
 
     /** The reactive shape of {@code communicator}; signals on the event thread, the communicator's own timeout. */
     public static ReactiveCommunicator of(Communicator communicator) {
-        return new ReactiveCommunicator(Objects.requireNonNull(communicator, "communicator"), null, null);
+        return new ReactiveCommunicator(Errors.requireArgument(communicator, "communicator"), null, null);
     }
 
     static ReactiveCommunicator of(Communicator communicator, @Nullable Scheduler scheduler) {
@@ -72,7 +72,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
 
     /** A copy that emits every signal on {@code scheduler} instead of the event thread. */
     public ReactiveCommunicator publishOn(Scheduler scheduler) {
-        return new ReactiveCommunicator(communicator, Objects.requireNonNull(scheduler, "scheduler"), timeout);
+        return new ReactiveCommunicator(communicator, Errors.requireArgument(scheduler, "scheduler"), timeout);
     }
 
     /**
@@ -82,7 +82,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
      * timeout.
      */
     public ReactiveCommunicator timeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
+        Errors.requireArgument(timeout, "timeout");
         if (timeout.isNegative()) throw new InvalidArgumentException("timeout must not be negative: " + timeout);
         return new ReactiveCommunicator(communicator, scheduler, timeout);
     }
@@ -178,13 +178,13 @@ public final class ReactiveCommunicator implements AutoCloseable {
 
     /** {@link Communicator#submit(Operation)}, issued at subscription (with this view's timeout, if set). */
     public Mono<Void> submit(Operation operation) {
-        return submitted(() -> Objects.requireNonNull(operation, "operation"));
+        return submitted(() -> Errors.requireArgument(operation, "operation"));
     }
 
     /** {@link Communicator#submit(Operation, Duration)}: one operation with its own timeout (zero: none). */
     public Mono<Void> submit(Operation operation, Duration timeout) {
-        return FutureMono.of(() -> communicator.submit(Objects.requireNonNull(operation, "operation"),
-                Objects.requireNonNull(timeout, "timeout")), scheduler);
+        return FutureMono.of(() -> communicator.submit(Errors.requireArgument(operation, "operation"),
+                Errors.requireArgument(timeout, "timeout")), scheduler);
     }
 
     /**
@@ -193,7 +193,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
      * {@link ReactiveGroup}.
      */
     public Mono<Void> submitGroup(List<Operation> operations) {
-        return FutureMono.of(() -> communicator.submitGroup(Objects.requireNonNull(operations, "operations")),
+        return FutureMono.of(() -> communicator.submitGroup(Errors.requireArgument(operations, "operations")),
                 scheduler);
     }
 
@@ -202,7 +202,7 @@ public final class ReactiveCommunicator implements AutoCloseable {
      * who want the sequence number or description, or to await completion themselves. Cancelling detaches.
      */
     public Mono<Work> issue(Operation operation) {
-        Objects.requireNonNull(operation, "operation");
+        Errors.requireArgument(operation, "operation");
         return FutureMono.publishOn(Mono.fromSupplier(() -> timeout == null ? communicator.submit(operation)
                 : communicator.submit(operation, timeout)), scheduler);
     }

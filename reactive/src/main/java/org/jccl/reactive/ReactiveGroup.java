@@ -2,9 +2,9 @@ package org.jccl.reactive;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import org.jccl.core.Group;
 import org.jccl.core.Operation;
+import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -46,8 +46,8 @@ public final class ReactiveGroup {
     public ReactiveGroup add(ReactiveCommunicator communicator, Operation operation) {
         List<Entry> more = new ArrayList<>(entries.size() + 1);
         more.addAll(entries);
-        more.add(new Entry(Objects.requireNonNull(communicator, "communicator"),
-                Objects.requireNonNull(operation, "operation")));
+        more.add(new Entry(Errors.requireArgument(communicator, "communicator"),
+                Errors.requireArgument(operation, "operation")));
         return new ReactiveGroup(List.copyOf(more));
     }
 

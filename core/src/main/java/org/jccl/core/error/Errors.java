@@ -106,4 +106,13 @@ public final class Errors {
         if (c instanceof Error e) throw e;
         return new JcclException(c.toString(), c);
     }
+
+    /**
+     * {@code value}, or an {@link InvalidArgumentException} saying that {@code name} is missing: a null argument of the
+     * public API is a bad argument like any other, and changes nothing.
+     */
+    public static <T> T requireArgument(@Nullable T value, String name) {
+        if (value == null) throw new InvalidArgumentException(name + " must not be null");
+        return value;
+    }
 }
