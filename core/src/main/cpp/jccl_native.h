@@ -115,7 +115,8 @@ typedef int (*jn_fn_ptr_int_ptr)(void*, int*);
 typedef const char* (*jn_fn_str_int)(int);
 typedef const char* (*jn_fn_str_ptr)(void*);
 
-/* Tries each colon-separated candidate; on failure appends "file: dlerror" for every one to err. */
+/* Tries each colon-separated candidate; on failure appends dlerror's text for every one to err ("file: reason";
+ * dlerror names the file itself when it could not open it, so the name is added only when its text lacks it). */
 static void* jn_open_first(const char* candidates, char* loaded, size_t loaded_len, char* err, size_t err_len) {
     char buffer[4096];
     strncpy(buffer, candidates, sizeof(buffer) - 1);
@@ -131,7 +132,11 @@ static void* jn_open_first(const char* candidates, char* loaded, size_t loaded_l
         }
         const char* why = dlerror();
         size_t used = strlen(err);
-        snprintf(err + used, err_len - used, "%s%s: %s", used ? "; " : "", name, why ? why : "unknown error");
+        if (why != NULL && strncmp(why, name, strlen(name)) == 0) {
+            snprintf(err + used, err_len - used, "%s%s", used ? "; " : "", why);
+        } else {
+            snprintf(err + used, err_len - used, "%s%s: %s", used ? "; " : "", name, why ? why : "unknown error");
+        }
     }
     return NULL;
 }

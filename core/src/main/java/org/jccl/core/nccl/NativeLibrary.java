@@ -61,8 +61,9 @@ final class NativeLibrary {
         if (ctx == 0) {
             int n = 0;
             while (n < error.length && error[n] != 0) n++;
-            throw new LibraryUnavailableException(kind.id() + " backend: cannot load the libraries (tried runtime "
-                    + runtimeCandidates + " and " + kind.id() + " " + ncclCandidates + "): "
+            // The reason names every file tried, each with the loader's text (set with jccl.cuda.runtime,
+            // jccl.nccl.library, jccl.hip.runtime, jccl.rccl.library).
+            throw new LibraryUnavailableException(kind.id() + " backend: cannot load its libraries: "
                     + new String(error, 0, n, StandardCharsets.UTF_8));
         }
         NativeLibrary lib = new NativeLibrary(ctx, kind);
