@@ -12,8 +12,8 @@ final class CliqueFailedException extends RuntimeException {
         this.resultCode = resultCode;
     }
 
-    static CliqueFailedException poisoned(String reason) {
-        return new CliqueFailedException("the communicator's clique failed: " + reason, Errors.REMOTE_ERROR);
+    static CliqueFailedException poisoned(String reason, int code) {
+        return new CliqueFailedException("the communicator's clique failed: " + reason, code);
     }
 
     /** The typed jccl exception for callers outside a stream task. */

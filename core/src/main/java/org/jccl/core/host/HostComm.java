@@ -125,7 +125,7 @@ final class HostComm implements DriverComm {
     public @Nullable DriverComm split(int color, int key, CommConfig config) {
         if (color < 0 && color != DriverConstants.SPLIT_NO_COLOR) throw new InvalidArgumentException("color must be >= 0 or NO_COLOR, not " + color);
         String poison = transport.poisoned();
-        if (poison != null) throw CliqueFailedException.poisoned(poison).asJccl();
+        if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode()).asJccl();
         if (transport instanceof NetworkClique net) {
             try {
                 return NetworkSplit.split(net, rank, color, key);

@@ -31,4 +31,11 @@ interface HostTransport {
 
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();
+
+    /**
+     * The {@code ncclResult_t} every rank reports once the clique is poisoned: {@code ncclInvalidUsage} when the ranks
+     * disagreed on an operation (a usage error on every rank, not only on the one that noticed), else
+     * {@code ncclRemoteError}.
+     */
+    int poisonCode();
 }

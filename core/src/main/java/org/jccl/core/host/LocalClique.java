@@ -36,6 +36,8 @@ final class LocalClique implements HostTransport {
     private volatile long generation;
     private final ConcurrentLinkedQueue<Parcel>[] mailboxes;
     private volatile @Nullable String poisoned;
+    /** Written before {@link #poisoned}, which readers check first. */
+    private volatile int poisonCode = Errors.REMOTE_ERROR;
     // Per-rank argument arrays for the reduction kernel, so the data path allocates nothing.
     private final HostMemoryBlock[][] sources;
     private final int[][] sourceOffsets;
@@ -86,8 +88,20 @@ final class LocalClique implements HostTransport {
 
     @Override
     public void poison(String reason) {
-        if (poisoned == null) poisoned = reason;
+        poison(reason, Errors.REMOTE_ERROR);
+    }
+
+    private synchronized void poison(String reason, int code) {
+        if (poisoned == null) {
+            poisonCode = code;
+            poisoned = reason;
+        }
         for (Thread t : threads) if (t != null) LockSupport.unpark(t);
+    }
+
+    @Override
+    public int poisonCode() {
+        return poisonCode;
     }
 
     @Override
@@ -97,12 +111,12 @@ final class LocalClique implements HostTransport {
 
     private void checkPoison() {
         String p = poisoned;
-        if (p != null) throw CliqueFailedException.poisoned(p);
+        if (p != null) throw CliqueFailedException.poisoned(p, poisonCode);
     }
 
     private CliqueFailedException disagreement(String what) {
         String reason = "ranks disagree: " + what;
-        poison(reason);
+        poison(reason, Errors.INVALID_USAGE);
         return new CliqueFailedException(reason, Errors.INVALID_USAGE);
     }
 

@@ -48,6 +48,8 @@ final class NetworkClique implements HostTransport {
     private final boolean[] departed;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable String poisoned;
+    /** Written before {@link #poisoned}, which readers check first. */
+    private volatile int poisonCode = Errors.REMOTE_ERROR;
     private volatile @Nullable HostComm owner;
     private volatile @Nullable Thread waiter;
     private final NetworkKernels kernels;
@@ -140,11 +142,12 @@ final class NetworkClique implements HostTransport {
     void poison(String reason, int code, boolean tell) {
         synchronized (this) {
             if (poisoned != null) return;
+            poisonCode = code;
             poisoned = reason;
         }
         HostComm comm = owner;
         if (comm != null) comm.fail(code, "the communicator's clique failed: " + reason);
-        ready.completeExceptionally(CliqueFailedException.poisoned(reason));
+        ready.completeExceptionally(CliqueFailedException.poisoned(reason, code));
         if (tell) {
             for (Channel ch : peers) {
                 if (ch == null || !ch.isActive()) continue;
@@ -159,6 +162,11 @@ final class NetworkClique implements HostTransport {
     @Override
     public @Nullable String poisoned() {
         return poisoned;
+    }
+
+    @Override
+    public int poisonCode() {
+        return poisonCode;
     }
 
     /** A normal close: peers are told this rank leaves, so they do not mistake it for a failure. */
@@ -194,8 +202,8 @@ final class NetworkClique implements HostTransport {
 
     void checkPoison() {
         String p = poisoned;
-        if (p != null) throw CliqueFailedException.poisoned(p);
-        if (closed.get()) throw CliqueFailedException.poisoned("rank " + rank + " closed the communicator");
+        if (p != null) throw CliqueFailedException.poisoned(p, poisonCode);
+        if (closed.get()) throw CliqueFailedException.poisoned("rank " + rank + " closed the communicator", Errors.REMOTE_ERROR);
     }
 
     /** The ranks disagree: this rank fails with ncclInvalidUsage, its peers with ncclRemoteError. */
@@ -327,7 +335,7 @@ final class NetworkClique implements HostTransport {
             if (poisoned != null || closed.get() || !ch.isActive()) {
                 frame.release();
                 checkPoison();
-                throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed");
+                throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed", Errors.REMOTE_ERROR);
             }
             pause(wait);
         }
@@ -347,7 +355,7 @@ final class NetworkClique implements HostTransport {
             }
             if (!f.isSuccess()) {
                 checkPoison();
-                throw CliqueFailedException.poisoned("writing to rank " + j + " failed: " + f.cause());
+                throw CliqueFailedException.poisoned("writing to rank " + j + " failed: " + f.cause(), Errors.REMOTE_ERROR);
             }
             lastWrite[j] = null;
         }
@@ -399,7 +407,7 @@ final class NetworkClique implements HostTransport {
         ByteBuf frame;
         for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
             checkPoison();
-            if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator");
+            if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator", Errors.REMOTE_ERROR);
             pause(wait);
         }
         if (frame.getInt(Wire.AT_DESC) != desc) {

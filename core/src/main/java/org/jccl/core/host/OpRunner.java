@@ -72,6 +72,6 @@ final class OpRunner {
                     op.comm.asyncError());
         }
         String poisoned = op.comm.transport().poisoned();
-        if (poisoned != null) throw CliqueFailedException.poisoned(poisoned);
+        if (poisoned != null) throw CliqueFailedException.poisoned(poisoned, op.comm.transport().poisonCode());
     }
 }
