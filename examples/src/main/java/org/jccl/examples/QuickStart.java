@@ -42,6 +42,9 @@ public final class QuickStart {
     /** Runs every check on {@code ranks} ranks of {@code backend}; returns the number of failed checks. */
     public static int run(Backend backend, int ranks, PrintStream out) throws Exception {
         out.printf("jccl quick start: backend %s, %d rank(s)%n  %s%n", backend.kind().id(), ranks, backend.describe());
+        out.printf("  each operation moves %d float32 elements (%d MiB) per rank, then every element is checked;%n"
+                + "  times are one call on all ranks, issue to completion, first-use set-up included: a smoke test,%n"
+                + "  not a measurement (org.jccl.examples.bench.Bench measures)%n", COUNT, COUNT * 4L >> 20);
         List<Communicator> comms = backend.initAll(ranks).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         int failures = 0;
         try {

@@ -20,6 +20,7 @@ class QuickStartEndToEndTest {
         String report = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, failures, report);
         assertTrue(report.contains("backend host, 3 rank(s)"), report);
+        assertTrue(report.contains("each operation moves 1048576 float32 elements (4 MiB) per rank"), report);
         assertEquals(6, report.lines().filter(l -> l.endsWith(" ok")).count(), report);
         assertTrue(report.contains("all results correct"), report);
     }
