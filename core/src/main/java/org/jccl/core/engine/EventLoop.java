@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * The one event thread of the process. Streams complete in order, so for each stream with pending work it polls
  * only the oldest event, and all heads of one backend in one native crossing per round. It also polls
  * non-blocking creations, and every millisecond the async errors of communicators with pending work and the
- * deadlines of the oldest works. With nothing pending it parks until new work wakes it: an idle process spends no
- * CPU here (it parks {@link Backoff#YIELD_NANOS} after the last completion).
+ * deadline of every pending work. With nothing pending it parks until new work wakes it: an idle process spends no
+ * CPU here (it parks once {@link Backoff#ENGINE} has spun and yielded after the last completion).
  *
  * <p>Works complete on this thread, so callbacks run here unless the user moves them: they must never block.
  * {@code Work.join()}/{@code get()} called here fail fast (see {@link #checkNotEventThread}), and
