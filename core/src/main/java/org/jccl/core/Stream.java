@@ -1,5 +1,7 @@
 package org.jccl.core;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.IssuePath;
@@ -20,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Copies, fills and markers return a {@link Work} completed by the event thread. On a communicator's own
  * stream ({@link Communicator#stream()}) they, event records and waits go through the communicator's launch queue,
- * so call order is stream order with its operations; on other streams they are enqueued by the calling thread at
- * call time. Order work across streams with {@link Event}s and {@link #waitFor}.
+ * so call order is stream order with its operations (a record waits until it is made, so that other streams can
+ * wait for it at once); on other streams they are enqueued by the calling thread at call time. Order work across
+ * streams with {@link Event}s and {@link #waitFor}.
  */
 public final class Stream implements AutoCloseable {
     private final Backend backend;
@@ -122,10 +125,33 @@ public final class Stream implements AutoCloseable {
         return closed.get();
     }
 
-    /** Records {@code event} at the end of this stream, in call order with a communicator's operations. */
+    /**
+     * Records {@code event} at the end of this stream. On a communicator's stream the record is made by its launch
+     * thread after everything issued before it, and this call waits for that (microseconds when the queue is idle),
+     * so that another stream waiting for the event right after waits for all of it.
+     */
     void record(DriverEvent event) {
         checkOpen();
-        inOrder(() -> event.record(queue.driverStream()));
+        if (issuer == null || issuer.isWorkerThread()) {
+            event.record(queue.driverStream());
+            return;
+        }
+        EventLoop.checkNotEventThread("Event.record on a communicator's stream");
+        CompletableFuture<Void> recorded = new CompletableFuture<>();
+        boolean queued = issuer.submit(() -> {
+            try {
+                event.record(queue.driverStream());
+                recorded.complete(null);
+            } catch (Throwable t) {
+                recorded.completeExceptionally(t);
+            }
+        });
+        if (!queued) throw new InvalidUsageException("stream " + this + ": its communicator is closed");
+        try {
+            recorded.join();
+        } catch (CompletionException e) {
+            throw Errors.unwrap(e);
+        }
     }
 
     /** Destroys the driver's stream once. */

@@ -89,6 +89,33 @@ class EngineHazardsTest {
         }
     }
 
+    /**
+     * An event recorded on a communicator's stream right after its all-reduce covers it: another stream that waits
+     * for the event sees the result. Recording later on the launch thread without waiting for it, the other stream
+     * found the event not yet recorded and copied stale data.
+     */
+    @Test
+    void anEventRecordedOnACommunicatorsStreamCoversItsOperations() throws Exception {
+        List<Communicator> c = ranks(2);
+        int n = 1024;
+        Buffer[] send = {buffer(4L * n), buffer(4L * n)};
+        Buffer[] recv = {buffer(4L * n), buffer(4L * n)};
+        Buffer out = buffer(4L * n);
+        try (org.jccl.core.Stream other = host().createStream(-1);
+             org.jccl.core.Event done = host().createEvent(-1, false)) {
+            for (int round = 1; round <= 100; round++) {
+                for (int r = 0; r < 2; r++) fill(send[r], round);
+                for (int r = 0; r < 2; r++) c.get(r).allReduce(send[r], recv[r], n, DataType.FLOAT32, ReduceOp.SUM);
+                done.record(c.get(0).stream());
+                other.waitFor(done);
+                other.copy(out, recv[0], 4L * n).get(30, TimeUnit.SECONDS);
+                float[] expected = new float[n];
+                java.util.Arrays.fill(expected, 2f * round);
+                assertArrayEquals(expected, read(out), "round " + round);
+            }
+        }
+    }
+
     /** Waiting for a work on the event thread would wait for itself: it fails fast instead of freezing the process. */
     @Test
     void joiningAWorkOnTheEventThreadFailsFast() throws Exception {
