@@ -10,6 +10,14 @@ public final class DriverConstants {
     public static final int EVENT_DONE = 0;
     /** Event status reported by {@link Driver#pollEvents}: the event has not completed yet. */
     public static final int EVENT_PENDING = 1;
+    /** {@code NCCL_WIN_DEFAULT}: a window peers reach through the library's default path. */
+    public static final int WIN_DEFAULT = 0x00;
+    /** {@code NCCL_WIN_COLL_SYMMETRIC} (NCCL 2.27+): registered by every rank with one size; symmetric kernels and puts use it. */
+    public static final int WIN_COLL_SYMMETRIC = 0x01;
+    /** {@code NCCL_WIN_STRICT_ORDERING} (NCCL 2.29.7+): operations on the window complete in issue order. */
+    public static final int WIN_STRICT_ORDERING = 0x02;
+    /** {@code NCCL_WIN_REQUIRED_ALIGNMENT}: a window starts this many bytes (or a multiple) into its allocation. */
+    public static final long WIN_REQUIRED_ALIGNMENT = 4096;
 
     private DriverConstants() {
     }

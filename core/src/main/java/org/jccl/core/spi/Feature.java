@@ -37,6 +37,7 @@ public enum Feature {
     PUT_SIGNAL("NCCL 2.29.2", "ncclPutSignal"),
     SIGNAL("NCCL 2.29.2", "ncclSignal"),
     WAIT_SIGNAL("NCCL 2.29.2", "ncclWaitSignal"),
+    WIN_GET_USER_PTR("NCCL 2.29.2", "ncclWinGetUserPtr"),
     ALL_TO_ALL_V(Feature.RCCL_ONLY, "ncclAllToAllv"),
     ALL_REDUCE_WITH_BIAS(Feature.RCCL_ONLY, "ncclAllReduceWithBias");
 
