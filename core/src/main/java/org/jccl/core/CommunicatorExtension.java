@@ -17,6 +17,7 @@ import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.StreamOperation;
 
 /** {@link CommunicatorSpi} over one communicator: the engine's issue path, lifecycle and event thread. */
 final class CommunicatorExtension implements CommunicatorSpi {
@@ -67,28 +68,26 @@ final class CommunicatorExtension implements CommunicatorSpi {
     @Override
     public Work issue(String what, List<Buffer> uses, Duration timeout, StreamTask task) {
         Errors.requireArgument(what, "what");
+        Errors.requireArgument(uses, "uses");
         Errors.requireArgument(task, "task");
-        List<MemoryBlock> held = new ArrayList<>(uses.size());
-        for (Buffer b : uses) held.add(memory(b).block());
-        MemoryBlock[] blocks = held.toArray(new MemoryBlock[0]);
+        StreamOperation op = new StreamOperation(what, uses, task);
+        MemoryBlock[] blocks = heldMemory(op);
         long timeoutNanos = Work.nanos(timeout);
         IssuePath.Enqueue enqueue = task::enqueue;
         return (Work) IssuePath.issue(List.of(state), List.of(List.of(enqueue)), sequences -> new Work(sequences[0],
-                () -> communicator.describe() + " " + describeWithSequence(what, sequences[0]), communicator, blocks,
-                timeoutNanos));
+                () -> communicator.describe() + " " + op.describe(sequences[0]), communicator, blocks, timeoutNanos));
+    }
+
+    /** The memory {@code op} uses, each buffer checked open and on this communicator's device. */
+    MemoryBlock[] heldMemory(StreamOperation op) {
+        List<MemoryBlock> held = new ArrayList<>(op.uses().size());
+        for (Buffer b : op.uses()) held.add(memory(b).block());
+        return held.toArray(new MemoryBlock[0]);
     }
 
     @Override
     public void watch(BooleanSupplier poll) {
         Errors.requireArgument(poll, "poll");
         EventLoop.get().watch(poll::getAsBoolean);
-    }
-
-    /** {@code putSignal(count=8)} becomes {@code putSignal(seq=5, count=8)}, as the core's operations read. */
-    private static String describeWithSequence(String what, long sequence) {
-        int open = what.indexOf('(');
-        if (open < 0) return what + "(seq=" + sequence + ")";
-        boolean empty = what.startsWith(")", open + 1);
-        return what.substring(0, open + 1) + "seq=" + sequence + (empty ? "" : ", ") + what.substring(open + 1);
     }
 }

@@ -6,15 +6,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
 import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.IssuePath;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.StreamOperation;
 
 /**
  * A group call: several operations, on one or several communicators, issued between one {@code ncclGroupStart}
@@ -30,6 +33,13 @@ import org.jccl.core.spi.MemoryBlock;
  */
 public final class Group {
     private final Map<Communicator, List<Operation>> operations = new LinkedHashMap<>();
+    /** Operations of modules built on core, per communicator, in the order they were added among its operations. */
+    private final Map<Communicator, List<Extension>> extensions = new LinkedHashMap<>();
+    private int added;
+
+    /** A module's operation and its place among the group's operations of its communicator. */
+    private record Extension(int position, StreamOperation operation) {
+    }
 
     private Group() {
     }
@@ -43,18 +53,42 @@ public final class Group {
         Errors.requireArgument(communicator, "communicator");
         Errors.requireArgument(operation, "operation");
         Validation.check(communicator, operation);
+        checkBackend(communicator);
+        operations.computeIfAbsent(communicator, c -> new ArrayList<>()).add(operation);
+        added++;
+        return this;
+    }
+
+    /**
+     * Adds an operation of a module built on core (a window's put, a signal, a kernel launch) of
+     * {@code communicator}; the module checked its arguments, and its buffers are checked open and on the
+     * communicator's device here.
+     */
+    public Group add(Communicator communicator, StreamOperation operation) {
+        Errors.requireArgument(communicator, "communicator");
+        Errors.requireArgument(operation, "operation");
+        communicator.state().checkOpen();
+        for (Buffer b : operation.uses()) communicator.spi().memory(b);
+        checkBackend(communicator);
+        operations.computeIfAbsent(communicator, c -> new ArrayList<>());
+        int position = operations.get(communicator).size() + extensions.getOrDefault(communicator, List.of()).size();
+        extensions.computeIfAbsent(communicator, c -> new ArrayList<>()).add(new Extension(position, operation));
+        added++;
+        return this;
+    }
+
+    private void checkBackend(Communicator communicator) {
         Communicator first = operations.isEmpty() ? null : operations.keySet().iterator().next();
         if (first != null && first.backend() != communicator.backend()) {
             throw new InvalidArgumentException("a group's communicators must share one backend");
         }
-        operations.computeIfAbsent(communicator, c -> new ArrayList<>()).add(operation);
-        return this;
     }
 
     /** Issues the group; each communicator's part follows the work it already issued. */
     public Work submit() {
-        if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
+        if (added == 0) throw new InvalidArgumentException("a group needs at least one operation");
         Communicator first = operations.keySet().iterator().next();
+        if (!extensions.isEmpty()) return issueMixed(first.options().timeout());
         return issue(new ArrayList<>(operations.keySet()), new ArrayList<>(operations.values()), first.options().timeout());
     }
 
@@ -63,7 +97,10 @@ public final class Group {
      * launching it. Runs in issue order on the first communicator's launch thread.
      */
     public CompletableFuture<Float> simulate() {
-        if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
+        if (added == 0) throw new InvalidArgumentException("a group needs at least one operation");
+        if (!extensions.isEmpty()) {
+            throw new InvalidUsageException("ncclGroupSimulateEnd estimates collectives and send/recv only, not a module's operations");
+        }
         List<Communicator> comms = new ArrayList<>(operations.keySet());
         List<List<Operation>> ops = new ArrayList<>(operations.values());
         Communicator first = comms.get(0);
@@ -105,6 +142,53 @@ public final class Group {
         long timeoutNanos = Work.nanos(timeout);
         return (Work) IssuePath.issue(states, parts,
                 sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0), held, timeoutNanos));
+    }
+
+    /** A group with modules' operations: each communicator's part keeps the order in which they were added. */
+    private Work issueMixed(Duration timeout) {
+        List<Communicator> comms = new ArrayList<>(operations.keySet());
+        List<CommunicatorState> states = new ArrayList<>(comms.size());
+        List<List<IssuePath.Enqueue>> parts = new ArrayList<>(comms.size());
+        List<LongFunction<String>> names = new ArrayList<>();
+        List<MemoryBlock> held = new ArrayList<>(List.of(Lowering.heldMemory(new ArrayList<>(operations.values()))));
+        for (Communicator c : comms) {
+            CommunicatorState state = c.state();
+            List<Operation> ops = operations.get(c);
+            List<Extension> ext = extensions.getOrDefault(c, List.of());
+            List<IssuePath.Enqueue> part = new ArrayList<>(ops.size() + ext.size());
+            String prefix = c == comms.get(0) ? "" : c.describe() + " ";
+            int o = 0;
+            int e = 0;
+            while (o < ops.size() || e < ext.size()) {
+                boolean extensionNext = e < ext.size() && ext.get(e).position() == part.size();
+                if (extensionNext) {
+                    StreamOperation op = ext.get(e++).operation();
+                    part.add(op.task()::enqueue);
+                    held.addAll(List.of(((CommunicatorExtension) c.spi()).heldMemory(op)));
+                    names.add(seq -> prefix + op.describe(seq));
+                } else {
+                    Operation op = ops.get(o++);
+                    part.add(enqueue(state, op));
+                    names.add(seq -> prefix + op.describe(seq));
+                }
+            }
+            states.add(state);
+            parts.add(part);
+        }
+        MemoryBlock[] blocks = held.toArray(new MemoryBlock[0]);
+        long timeoutNanos = Work.nanos(timeout);
+        return (Work) IssuePath.issue(states, parts, sequences -> new Work(sequences[0],
+                () -> describeMixed(comms.get(0), names, sequences), comms.get(0), blocks, timeoutNanos));
+    }
+
+    /** As {@link #describe}: operations after the first communicator's are prefixed with their communicator. */
+    private static String describeMixed(Communicator first, List<LongFunction<String>> names, long[] sequences) {
+        StringBuilder sb = new StringBuilder(first.describe()).append(" group(");
+        for (int k = 0; k < names.size(); k++) {
+            if (k > 0) sb.append(", ");
+            sb.append(names.get(k).apply(sequences[k]));
+        }
+        return sb.append(')').toString();
     }
 
     /** The launch of one validated operation: lowered now, enqueued by the launch thread. */

@@ -107,6 +107,11 @@ public final class ReactiveCommunicator implements AutoCloseable {
         return scheduler;
     }
 
+    /** The timeout set by {@link #timeout(Duration)}, or null for the communicator's. */
+    @Nullable Duration ownTimeout() {
+        return timeout;
+    }
+
     @Override
     public String toString() {
         return "Reactive" + communicator.describe();

@@ -2,8 +2,10 @@ package org.jccl.reactive;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.jccl.core.Group;
 import org.jccl.core.Operation;
+import org.jccl.core.spi.StreamOperation;
 import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -30,7 +32,8 @@ public final class ReactiveGroup {
 
     private final List<Entry> entries;
 
-    private record Entry(ReactiveCommunicator communicator, Operation operation) {
+    /** One operation: core's ({@code operation}) or a module's ({@code extension}). */
+    private record Entry(ReactiveCommunicator communicator, @Nullable Operation operation, @Nullable StreamOperation extension) {
     }
 
     private ReactiveGroup(List<Entry> entries) {
@@ -44,10 +47,20 @@ public final class ReactiveGroup {
 
     /** A group with {@code operation} of {@code communicator} added after this group's operations. */
     public ReactiveGroup add(ReactiveCommunicator communicator, Operation operation) {
+        return with(new Entry(Errors.requireArgument(communicator, "communicator"),
+                Errors.requireArgument(operation, "operation"), null));
+    }
+
+    /** A group with {@code operation} of a module built on core (a window's put, a kernel launch) added. */
+    public ReactiveGroup add(ReactiveCommunicator communicator, StreamOperation operation) {
+        return with(new Entry(Errors.requireArgument(communicator, "communicator"), null,
+                Errors.requireArgument(operation, "operation")));
+    }
+
+    private ReactiveGroup with(Entry entry) {
         List<Entry> more = new ArrayList<>(entries.size() + 1);
         more.addAll(entries);
-        more.add(new Entry(Errors.requireArgument(communicator, "communicator"),
-                Errors.requireArgument(operation, "operation")));
+        more.add(entry);
         return new ReactiveGroup(List.copyOf(more));
     }
 
@@ -72,7 +85,10 @@ public final class ReactiveGroup {
     /** A core group of these operations; made at subscription, so that bad operations fail the subscription. */
     private Group toCore() {
         Group group = Group.create();
-        for (Entry e : entries) group.add(e.communicator().communicator(), e.operation());
+        for (Entry e : entries) {
+            if (e.operation() != null) group.add(e.communicator().communicator(), e.operation());
+            else group.add(e.communicator().communicator(), Objects.requireNonNull(e.extension()));
+        }
         return group;
     }
 

@@ -4,6 +4,7 @@ import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
 import org.jccl.core.Group
 import org.jccl.core.Operation
+import org.jccl.core.spi.StreamOperation
 import org.jccl.reactive.ReactiveGroup
 
 /**
@@ -27,6 +28,10 @@ class CoroutineGroup(
 
     /** A group with [operation] of [communicator] added after this group's operations. */
     fun add(communicator: CoroutineCommunicator, operation: Operation): CoroutineGroup =
+        CoroutineGroup(reactive.add(communicator.reactive, operation))
+
+    /** A group with [operation] of a module built on core (a window's put, a kernel launch) added. */
+    fun add(communicator: CoroutineCommunicator, operation: StreamOperation): CoroutineGroup =
         CoroutineGroup(reactive.add(communicator.reactive, operation))
 
     /** [Group.submit]: issues the whole group and suspends until every operation in it has completed. */
