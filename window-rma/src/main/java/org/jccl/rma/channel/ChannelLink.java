@@ -1,0 +1,108 @@
+package org.jccl.rma.channel;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import org.jccl.core.Buffer;
+import org.jccl.core.DataType;
+import org.jccl.core.Work;
+import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.StreamOperation;
+import org.jccl.rma.OneSided;
+import org.jccl.rma.SignalWait;
+import org.jccl.rma.Window;
+
+/**
+ * One rank's side of a channel: its window, its pinned host staging and the operations the protocol issues, all on
+ * the communicator's stream in issue order and without a timeout (a slow peer is not an error; a dead one fails
+ * the communicator).
+ */
+final class ChannelLink {
+    final ChannelLayout layout;
+    final OneSided rma;
+    final Window window;
+    /** Pinned host memory in two areas of one 64-byte record per slot: headers, and closing records read back. */
+    final Buffer pinned;
+    private final CommunicatorSpi spi;
+    private final MemoryRef windowRef;
+    private final MemoryRef pinnedRef;
+
+    ChannelLink(ChannelLayout layout, OneSided rma, Window window, Buffer pinned) {
+        this.layout = layout;
+        this.rma = rma;
+        this.window = window;
+        this.pinned = pinned;
+        this.spi = rma.communicator().spi();
+        this.windowRef = spi.memory(window.buffer());
+        this.pinnedRef = spi.memory(pinned);
+    }
+
+    static final int HEADERS = 0;
+    static final int RECORDS = 1;
+
+    /** The pinned record {@code index} of {@code area}, as a little view of its own. */
+    ByteBuffer host(int area, long index) {
+        ByteBuffer b = pinnedRef.block().hostView();
+        if (b == null) throw new IllegalStateException("pinned memory without a host view");
+        return b.position((int) pinned(area, index)).slice().order(b.order());
+    }
+
+    /** Copies {@code bytes} from pinned record {@code index} of {@code area} into the window at {@code windowOffset}. */
+    Work toWindow(int area, long index, long windowOffset, long bytes) {
+        long from = pinned(area, index);
+        return issue("channelStage(" + bytes + " bytes)", stream -> spi.driver().copyAsync(windowRef.block(),
+                windowRef.offset() + windowOffset, pinnedRef.block(), from, bytes, stream));
+    }
+
+    /** Copies {@code bytes} of the window at {@code windowOffset} into pinned record {@code index} of {@code area}. */
+    Work fromWindow(long windowOffset, int area, long index, long bytes) {
+        long to = pinned(area, index);
+        return issue("channelRead(" + bytes + " bytes)", stream -> spi.driver().copyAsync(pinnedRef.block(), to,
+                windowRef.block(), windowRef.offset() + windowOffset, bytes, stream));
+    }
+
+    private long pinned(int area, long index) {
+        return pinnedRef.offset() + ((long) area * layout.slots() + index % layout.slots()) * ChannelLayout.HEADER;
+    }
+
+    static long pinnedBytes(ChannelLayout layout) {
+        return 2L * layout.slots() * ChannelLayout.HEADER;
+    }
+
+    /** Copies a producer's block into its slot's data, after the header. */
+    Work copyIn(Buffer block, long sequence) {
+        MemoryRef src = spi.memory(block);
+        long at = windowRef.offset() + layout.slotOffset(sequence) + ChannelLayout.HEADER;
+        long bytes = block.byteSize();
+        return spi.issue("channelCopy(" + bytes + " bytes)", List.of(block), Duration.ZERO,
+                stream -> spi.driver().copyAsync(windowRef.block(), at, src.block(), src.offset(), bytes, stream));
+    }
+
+    /** Puts {@code bytes} of this rank's window at {@code from} into {@code peer}'s at {@code to}, and signals. */
+    Work put(long from, long to, long bytes, int peer) {
+        Buffer source = window.buffer().slice(from, bytes);
+        return issue(rma.putSignalOperation(window, source, bytes, DataType.UINT8, peer, to, 0, 0));
+    }
+
+    Work signal(int peer) {
+        return issue(rma.signalOperation(peer, 0, 0));
+    }
+
+    Work await(int peer, int count) {
+        return issue(rma.waitSignalOperation(SignalWait.of(peer, count)));
+    }
+
+    Work fill(long bytes) {
+        return issue("channelClear(" + bytes + " bytes)",
+                stream -> spi.driver().memsetAsync(windowRef.block(), windowRef.offset(), 0, bytes, stream));
+    }
+
+    private Work issue(String what, CommunicatorSpi.StreamTask task) {
+        return spi.issue(what, List.of(), Duration.ZERO, task);
+    }
+
+    private Work issue(StreamOperation op) {
+        return spi.issue(op.what(), op.uses(), Duration.ZERO, op.task());
+    }
+}

@@ -1,0 +1,196 @@
+package org.jccl.rma.channel;
+
+import java.nio.ByteBuffer;
+import java.util.BitSet;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.FluxSink;
+
+/**
+ * The consumer's side: keeps a wait (and a read of the header it covers) issued for every slot the producer may
+ * fill — at most {@code slots} ahead of the last block released — and emits each block when its header arrives.
+ * Releases are credited back in sequence order, one signal each, after the work issued before them. When the last
+ * header arrives and every block was released, it sends its closing record (FIN); if its subscriber cancels first,
+ * a CANCEL record, after which it keeps waiting, ignoring data, until the producer's acknowledgement.
+ */
+final class Consumer {
+    private final ChannelLink link;
+    private final int producer;
+    private final Object lock;
+    private final int slots;
+    private final boolean self;
+    private @Nullable Producer local;
+    private @Nullable FluxSink<ReceivedBlock> sink;
+
+    private long waitsIssued;
+    private long headersRead;
+    private long released;
+    private long creditsSent;
+    private long emitted;
+    /** Blocks released out of order, relative to {@link #released}. */
+    private BitSet releasedAhead = new BitSet();
+    private boolean ended;
+    private boolean cancelled;
+    private boolean closed;
+    private boolean acknowledged;
+
+    Consumer(ChannelLink link, int producer, Object lock) {
+        this.link = link;
+        this.producer = producer;
+        this.self = producer == link.rma.communicator().rank();
+        this.lock = lock;
+        this.slots = link.layout.slots();
+    }
+
+    /** Both sides on one rank: credits are counted on the host instead of signalled. */
+    void pairWith(Producer producer) {
+        synchronized (lock) {
+            this.local = producer;
+        }
+        pump();
+    }
+
+    boolean started() {
+        synchronized (lock) {
+            return sink != null;
+        }
+    }
+
+    long released() {
+        synchronized (lock) {
+            return released;
+        }
+    }
+
+    void start(FluxSink<ReceivedBlock> sink) {
+        synchronized (lock) {
+            this.sink = sink;
+        }
+        sink.onCancel(this::cancel);
+        pump();
+    }
+
+    /** Issues the waits the producer's credits allow (on one rank: for the puts it already issued). */
+    void pump() {
+        synchronized (lock) {
+            if (sink == null || ended || cancelled) return;
+            if (self && local == null) return; // on one rank, waits follow the producer's puts
+            long limit = released + slots;
+            if (local != null) limit = Math.min(limit, local.sent());
+            while (waitsIssued < limit) issueWait();
+        }
+    }
+
+    private void issueWait() {
+        long j = waitsIssued++;
+        link.await(producer, 1);
+        link.fromWindow(link.layout.slotOffset(j), ChannelLink.HEADERS, j, 24).whenComplete((v, e) -> header(j, e));
+    }
+
+    private void header(long j, @Nullable Throwable error) {
+        synchronized (lock) {
+            if (error != null) {
+                end(error);
+                return;
+            }
+            headersRead++;
+            ByteBuffer h = link.host(ChannelLink.HEADERS, j);
+            long sequence = h.getLong(0);
+            long length = h.getLong(8);
+            long flags = h.getLong(16);
+            if (cancelled) {
+                if (sequence == j && (flags & ChannelLayout.ACK) != 0) acknowledged = true;
+                else if (headersRead == waitsIssued) issueWait(); // the acknowledgement is still to come
+                return;
+            }
+            if (ended) return; // a filler: the slot holds nothing new
+            if (sequence != j) {
+                end(new ChannelClosedException("block " + j + " expected, but its slot holds block " + sequence
+                        + ": the channel's protocol was broken"));
+                return;
+            }
+            if ((flags & ChannelLayout.END) != 0) {
+                ended = true;
+                sink.complete();
+                maybeFin();
+            } else if ((flags & (ChannelLayout.FAILED | ChannelLayout.CANCELLED)) != 0) {
+                end(new ChannelClosedException((flags & ChannelLayout.FAILED) != 0 ? "the producer failed"
+                        : "the producer cancelled"));
+            } else {
+                emitted++;
+                sink.next(new ReceivedBlock(j, link.window.buffer().slice(link.layout.slotOffset(j) + ChannelLayout.HEADER,
+                        length), this));
+                pump();
+            }
+        }
+    }
+
+    /** Ends the stream with {@code error}; blocks already emitted count as released (their slots are not reused). */
+    private void end(Throwable error) {
+        if (ended) return;
+        ended = true;
+        released = Math.max(released, emitted);
+        if (sink != null) sink.error(error);
+        maybeFin();
+    }
+
+    void release(long sequence) {
+        synchronized (lock) {
+            if (sequence < released || ended && closed) return;
+            releasedAhead.set((int) (sequence - released));
+            int advanced = releasedAhead.nextClearBit(0);
+            if (advanced == 0) return;
+            releasedAhead = releasedAhead.get(advanced, Math.max(advanced, releasedAhead.length()));
+            released += advanced;
+            if (local == null && !cancelled && !closed) {
+                for (int k = 0; k < advanced; k++) link.signal(producer);
+                creditsSent += advanced;
+            }
+            pump();
+            maybeFin();
+        }
+        if (local != null) local.maybeRequest();
+    }
+
+    private void maybeFin() {
+        if (ended && !closed && released >= emitted) sendClosing(ChannelLayout.FIN);
+    }
+
+    /** The subscriber went away before the end: tell the producer, then wait out its acknowledgement. */
+    private void cancel() {
+        synchronized (lock) {
+            if (closed || ended) return;
+            cancelled = true;
+            if (local != null) {
+                // One rank: stop the producer, then consume the signals of the puts it already issued.
+                local.consumerCancelled();
+                long owed = local.sent() - waitsIssued;
+                if (owed > 0) link.await(producer, Math.toIntExact(owed));
+                waitsIssued += Math.max(0, owed);
+                closed = true;
+                return;
+            }
+            sendClosing(ChannelLayout.CANCEL);
+            if (headersRead == waitsIssued) issueWait();
+        }
+    }
+
+    /** The closing record, then {@code slots} spare credits for the producer's credit waits already issued. */
+    private void sendClosing(long kind) {
+        closed = true;
+        if (local != null) return;
+        ByteBuffer r = link.host(ChannelLink.RECORDS, 0);
+        r.putLong(0, kind).putLong(8, waitsIssued).putLong(16, creditsSent)
+                .putLong(24, ChannelLayout.check(kind, waitsIssued, creditsSent));
+        long from = link.layout.closingSourceOffset();
+        link.toWindow(ChannelLink.RECORDS, 0, from, ChannelLayout.RECORD_BYTES);
+        link.put(from, link.layout.closingOffset(), ChannelLayout.RECORD_BYTES, producer);
+        for (int k = 0; k < slots; k++) link.signal(producer);
+    }
+
+    /** Whether the channel's signals are settled on this side (for tests and close). */
+    boolean settled() {
+        synchronized (lock) {
+            return closed && (!cancelled || acknowledged || local != null);
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package org.jccl.rma.channel;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import org.jccl.core.Buffer;
+import org.jccl.core.Work;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+
+/**
+ * The producer's side: takes blocks from upstream as fast as puts complete and slots are free, and ends with the
+ * closing handshake that leaves both ranks' signal counters balanced (every signal sent is waited for), so the
+ * communicator stays usable.
+ *
+ * <p>Per block {@code i}: once {@code i >= slots}, a wait for one credit (the consumer released block
+ * {@code i - slots}) and a read of the closing area; then the header and the block into this rank's slot, and one
+ * put of both into the consumer's slot. All on the stream, so the GPU enforces the credit; the host only bounds the
+ * blocks in flight to {@code slots}. When upstream ends (or fails, or the result is cancelled) a last header says
+ * so; the consumer answers with a closing record (FIN, or CANCEL if it stopped early) followed by {@code slots}
+ * spare credits, which covers every credit wait already issued; the producer then waits for the credits still
+ * owed, sends the fillers the consumer's issued waits need, and acknowledges a CANCEL with a last header.
+ */
+final class Producer extends BaseSubscriber<Buffer> {
+    private final ChannelLink link;
+    private final int consumer;
+    private final @Nullable Consumer local;
+    private final Object lock;
+    private final int slots;
+    final CompletableFuture<Long> done = new CompletableFuture<>();
+
+    private long granted;
+    private long sent;
+    private long blocks;
+    private long putsDone;
+    private long creditWaits;
+    private int recordsPending;
+    private boolean terminal;
+    private boolean closing;
+    private @Nullable Throwable failure;
+
+    Producer(ChannelLink link, int consumer, @Nullable Consumer local, Object lock) {
+        this.link = link;
+        this.consumer = consumer;
+        this.local = local;
+        this.lock = lock;
+        this.slots = link.layout.slots();
+    }
+
+    /** Data signals issued to the consumer so far (a consumer on this rank waits only for those). */
+    long sent() {
+        synchronized (lock) {
+            return sent;
+        }
+    }
+
+    @Override
+    protected void hookOnSubscribe(Subscription subscription) {
+        maybeRequest();
+    }
+
+    @Override
+    protected void hookOnNext(Buffer block) {
+        synchronized (lock) {
+            if (terminal) return;
+            if (block.byteSize() > link.layout.blockBytes()) {
+                failure = new InvalidArgumentException("block " + blocks + " has " + block.byteSize() + " bytes; the"
+                        + " channel's blocks hold at most " + link.layout.blockBytes());
+                cancel();
+                end(ChannelLayout.FAILED);
+                return;
+            }
+            try {
+                send(block, 0, true);
+            } catch (RuntimeException e) {
+                failure = e;
+                cancel();
+                terminal = true;
+                done.completeExceptionally(e);
+            }
+        }
+    }
+
+    @Override
+    protected void hookOnComplete() {
+        synchronized (lock) {
+            end(ChannelLayout.END);
+        }
+    }
+
+    @Override
+    protected void hookOnError(Throwable error) {
+        synchronized (lock) {
+            if (failure == null) failure = error;
+            end(ChannelLayout.FAILED);
+        }
+    }
+
+    /** The result's subscriber went away: tell the consumer and close cleanly. */
+    void abandon() {
+        synchronized (lock) {
+            if (failure == null) failure = new ChannelClosedException("the producer's subscriber cancelled");
+            cancel();
+            end(ChannelLayout.CANCELLED);
+        }
+    }
+
+    /** The consumer on this rank cancelled: stop taking blocks; it consumes the signals already sent. */
+    void consumerCancelled() {
+        synchronized (lock) {
+            if (terminal) return;
+            terminal = true;
+            closing = true;
+            cancel();
+            if (failure == null) failure = new ChannelClosedException("the consumer cancelled");
+            done.completeExceptionally(failure);
+        }
+    }
+
+    /** The last header, then the closing handshake (or, on one rank, nothing more). */
+    private void end(long flags) {
+        if (terminal) return;
+        terminal = true;
+        Work last = send(null, flags, true);
+        if (local != null) {
+            last.whenComplete((v, e) -> finish(e));
+        } else if (recordsPending == 0) {
+            creditStep();
+        }
+    }
+
+    /**
+     * One block (or a last header when {@code block} is null) into the next slot, after a credit for it unless this
+     * is the acknowledgement of a cancel, whose slots nobody reads any more.
+     */
+    private Work send(@Nullable Buffer block, long flags, boolean credited) {
+        long i = sent++;
+        if (credited && local == null && i >= slots) creditStep();
+        long length = block == null ? 0 : block.byteSize();
+        ByteBuffer header = link.host(ChannelLink.HEADERS, i);
+        header.putLong(0, i).putLong(8, length).putLong(16, flags);
+        long slot = link.layout.slotOffset(i);
+        link.toWindow(ChannelLink.HEADERS, i, slot, 24);
+        if (block != null) {
+            blocks++;
+            link.copyIn(block, i);
+        }
+        Work put = link.put(slot, slot, ChannelLayout.HEADER + length, consumer);
+        if (block != null) put.whenComplete((v, e) -> putDone(e));
+        if (local != null) local.pump();
+        return put;
+    }
+
+    /** Waits for the next credit and reads the closing area after it. */
+    private void creditStep() {
+        long k = creditWaits++;
+        recordsPending++;
+        link.await(consumer, 1);
+        link.fromWindow(link.layout.closingOffset(), ChannelLink.RECORDS, k, ChannelLayout.RECORD_BYTES)
+                .whenComplete((v, e) -> record(k, e));
+    }
+
+    private void record(long k, @Nullable Throwable error) {
+        synchronized (lock) {
+            recordsPending--;
+            if (error != null) {
+                fail(error);
+                return;
+            }
+            if (closing) return;
+            ByteBuffer r = link.host(ChannelLink.RECORDS, k);
+            long kind = r.getLong(0);
+            long waits = r.getLong(8);
+            long credits = r.getLong(16);
+            boolean complete = (kind == ChannelLayout.FIN || kind == ChannelLayout.CANCEL)
+                    && r.getLong(24) == ChannelLayout.check(kind, waits, credits);
+            if (complete) {
+                close(kind, waits, credits);
+            } else if (terminal && recordsPending == 0) {
+                creditStep();
+            }
+        }
+    }
+
+    /** The consumer's closing record arrived: settle the counters and finish. */
+    private void close(long kind, long waits, long credits) {
+        closing = true;
+        if (kind == ChannelLayout.CANCEL && failure == null) failure = new ChannelClosedException("the consumer cancelled");
+        if (!terminal) {
+            terminal = true;
+            cancel();
+        }
+        Work last = null;
+        long owed = credits + 1 + slots - creditWaits;
+        if (owed > 0) last = link.await(consumer, Math.toIntExact(owed));
+        creditWaits += Math.max(0, owed);
+        for (; sent < waits; sent++) last = link.signal(consumer);
+        if (kind == ChannelLayout.CANCEL) last = send(null, ChannelLayout.ACK, false);
+        if (last == null) {
+            finish(null);
+        } else {
+            last.whenComplete((v, e) -> finish(e));
+        }
+    }
+
+    private void putDone(@Nullable Throwable error) {
+        synchronized (lock) {
+            if (error != null) {
+                fail(error);
+                return;
+            }
+            putsDone++;
+        }
+        maybeRequest();
+    }
+
+    /** Asks upstream for as many blocks as can be in flight: {@code slots} puts, and on one rank free slots. */
+    void maybeRequest() {
+        long n;
+        synchronized (lock) {
+            if (terminal) return;
+            long limit = putsDone + slots;
+            if (local != null) limit = Math.min(limit, local.released() + slots);
+            n = limit - granted;
+            if (n <= 0) return;
+            granted += n;
+        }
+        request(n);
+    }
+
+    private void fail(Throwable error) {
+        if (failure == null) failure = error;
+        terminal = true;
+        closing = true;
+        cancel();
+        done.completeExceptionally(error);
+    }
+
+    private void finish(@Nullable Throwable error) {
+        synchronized (lock) {
+            if (error != null && failure == null) failure = error;
+            if (failure != null) done.completeExceptionally(failure);
+            else done.complete(blocks);
+        }
+    }
+}
