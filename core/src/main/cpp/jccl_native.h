@@ -40,7 +40,7 @@ typedef long long jn_long;
     X(ncclGather) X(ncclScatter) X(ncclAlltoAll) X(ncclAllToAll) X(ncclAllToAllv) X(ncclAllReduceWithBias) \
     X(ncclSend) X(ncclRecv) X(ncclGroupStart) X(ncclGroupEnd) X(ncclGroupSimulateEnd) \
     X(ncclCommSuspend) X(ncclCommResume) X(ncclCommMemStats) X(ncclCommRevoke) X(ncclCommGrow) \
-    X(ncclCommGetUniqueId) X(ncclCommWindowRegister) X(ncclCommWindowDeregister) \
+    X(ncclCommGetUniqueId) X(ncclCommWindowRegister) X(ncclCommWindowDeregister) X(ncclWinGetUserPtr) \
     X(ncclPutSignal) X(ncclSignal) X(ncclWaitSignal) X(ncclDevCommCreate) X(ncclDevCommDestroy) \
     X(ncclCommQueryProperties)
 
@@ -349,6 +349,61 @@ static int jn_red_op_create_pre_mul_sum_host(jn_long ctx, int* op, signed char* 
 static int jn_red_op_destroy(jn_long ctx, int op, jn_long comm) {
     JN_GUARD_NCCL(ctx, ncclRedOpDestroy);
     return JN_CALL(ctx, ncclRedOpDestroy, int (*)(int, jn_handle))(op, JN_PTR(comm));
+}
+
+/* ---- windows (ncclCommWindowRegister, NCCL 2.27+) */
+
+/*
+ * window: caller-owned native memory for the ncclWindow_t, not a copy of a Java array. NCCL queues the registration
+ * as a group task holding this pointer and writes the window at the group's end, which for a non-blocking
+ * communicator finishes in the background after the call has returned ncclSuccess. A communicator without
+ * symmetric-memory support answers ncclSuccess and leaves a NULL window.
+ */
+static int jn_comm_window_register(jn_long ctx, jn_long comm, jn_long buffer, jn_long bytes, int flags, jn_long* window) {
+    JN_GUARD_NCCL(ctx, ncclCommWindowRegister);
+    *window = 0;
+    return JN_CALL(ctx, ncclCommWindowRegister, int (*)(jn_handle, void*, size_t, jn_handle*, int))(
+        JN_PTR(comm), JN_PTR(buffer), (size_t) bytes, (jn_handle*) window, flags);
+}
+
+static int jn_comm_window_deregister(jn_long ctx, jn_long comm, jn_long window) {
+    JN_GUARD_NCCL(ctx, ncclCommWindowDeregister);
+    return JN_CALL(ctx, ncclCommWindowDeregister, int (*)(jn_handle, jn_handle))(JN_PTR(comm), JN_PTR(window));
+}
+
+static int jn_win_get_user_ptr(jn_long ctx, jn_long comm, jn_long window, jn_long* out) {
+    JN_GUARD_NCCL(ctx, ncclWinGetUserPtr);
+    void* ptr = NULL;
+    int r = JN_CALL(ctx, ncclWinGetUserPtr, int (*)(jn_handle, jn_handle, void**))(JN_PTR(comm), JN_PTR(window), &ptr);
+    *out = JN_LONG(ptr);
+    return r;
+}
+
+/* ---- one-sided operations (NCCL 2.29.2+); ctxIdx is NCCL's "ctx" argument, not this file's context. */
+
+static int jn_put_signal(jn_long ctx, jn_long local, jn_long count, int type, int peer, jn_long window, jn_long peerOffset,
+                         int sigIdx, int ctxIdx, int flags, jn_long comm, jn_long stream) {
+    JN_GUARD_NCCL(ctx, ncclPutSignal);
+    return JN_CALL(ctx, ncclPutSignal, int (*)(const void*, size_t, int, int, jn_handle, size_t, int, int, unsigned int, jn_handle, jn_handle))(
+        JN_PTR(local), (size_t) count, type, peer, JN_PTR(window), (size_t) peerOffset, sigIdx, ctxIdx, (unsigned int) flags,
+        JN_PTR(comm), JN_PTR(stream));
+}
+
+static int jn_signal(jn_long ctx, int peer, int sigIdx, int ctxIdx, int flags, jn_long comm, jn_long stream) {
+    JN_GUARD_NCCL(ctx, ncclSignal);
+    return JN_CALL(ctx, ncclSignal, int (*)(int, int, int, unsigned int, jn_handle, jn_handle))(
+        peer, sigIdx, ctxIdx, (unsigned int) flags, JN_PTR(comm), JN_PTR(stream));
+}
+
+/* ncclWaitSignalDesc_t: four ints (opCnt, peer, sigIdx, ctx), so Java's flat int array is the descriptor array. */
+typedef struct { int opCnt; int peer; int sigIdx; int ctx; } jn_wait_signal_desc;
+typedef char jn_wait_signal_desc_is_four_ints[sizeof(jn_wait_signal_desc) == 4 * sizeof(int) ? 1 : -1];
+
+/* NCCL copies the descriptors while enqueueing, so descs need not outlive the call. */
+static int jn_wait_signal(jn_long ctx, int nDesc, int* descs, jn_long comm, jn_long stream) {
+    JN_GUARD_NCCL(ctx, ncclWaitSignal);
+    return JN_CALL(ctx, ncclWaitSignal, int (*)(int, jn_wait_signal_desc*, jn_handle, jn_handle))(
+        nDesc, (jn_wait_signal_desc*) descs, JN_PTR(comm), JN_PTR(stream));
 }
 
 /* ---- operations (the hot path: integers in, a result code out) */

@@ -3,7 +3,14 @@
  * just enough for the driver: communicators are small structs, counts 1001..1006 make an operation fail with
  * result 1..6, a non-blocking communicator answers ncclInProgress and needs two ncclCommGetAsyncError polls.
  *
- * STUB_VERSION sets ncclGetVersion; STUB_MINIMAL leaves the optional functions out, as an old library would.
+ * STUB_VERSION sets ncclGetVersion and, like the real library, which functions exist (windows from 2.27, one-sided
+ * operations and ncclWinGetUserPtr from 2.29.2); STUB_MINIMAL leaves the optional functions out, as an old library would.
+ *
+ * Windows: ncclCommWindowRegister with bytes 1001..1006 fails with result 1..6, and with NO_SYMMETRIC_BYTES answers
+ * success and a NULL window, as NCCL does on a communicator without symmetric-memory support. On a non-blocking
+ * communicator it answers success at once and writes the window only when ncclCommGetAsyncError reports the
+ * communicator done, as NCCL's background group job does. ncclSignal fails for peers 1001..1006, ncclWaitSignal when
+ * its first descriptor's count is 1001..1006.
  */
 #include "stub_log.h"
 #include <limits.h>
@@ -13,7 +20,8 @@
 #endif
 
 typedef struct { char internal[128]; } stub_id;
-typedef struct { int rank; int nranks; int device; int nonblocking; int pending; } stub_comm;
+/* deferred_slot/deferred_window: a window registration a non-blocking communicator finishes when no longer pending. */
+typedef struct { int rank; int nranks; int device; int nonblocking; int pending; void** deferred_slot; void* deferred_window; } stub_comm;
 static int next_op = 5;
 static stub_comm* group_nonblocking[16];
 static int group_count = 0;
@@ -95,6 +103,10 @@ int ncclCommGetAsyncError(stub_comm* c, int* result) {
         c->pending--;
         *result = 7;
     } else {
+        if (c->deferred_slot != NULL) {
+            *c->deferred_slot = c->deferred_window;
+            c->deferred_slot = NULL;
+        }
         *result = 0;
     }
     return 0;
@@ -232,4 +244,60 @@ int ncclCommGrow(stub_comm* c, int nranks, const stub_id* id, int rank, stub_com
     return 0;
 }
 int ncclCommRevoke(stub_comm* c, int flags) { stub_log("ncclCommRevoke comm=%p flags=%d", (void*) c, flags); return 0; }
+
+#if STUB_VERSION >= 22700
+#define NO_SYMMETRIC_BYTES ((size_t) 4095 * 4096)
+typedef struct { void* user; size_t bytes; int flags; } stub_window;
+
+int ncclCommWindowRegister(stub_comm* c, void* buffer, size_t size, void** win, int flags) {
+    stub_log("ncclCommWindowRegister comm=%p buffer=%p bytes=%zu flags=%d", (void*) c, buffer, size, flags);
+    *win = NULL;
+    if (size >= 1001 && size <= 1006) return (int) (size - 1000);
+    if (size == NO_SYMMETRIC_BYTES) return 0;
+    stub_window* w = (stub_window*) calloc(1, sizeof(stub_window));
+    w->user = buffer;
+    w->bytes = size;
+    w->flags = flags;
+    if (c->nonblocking) {
+        c->deferred_slot = win;
+        c->deferred_window = w;
+        c->pending = 2;
+    } else {
+        *win = w;
+    }
+    return 0;
+}
+int ncclCommWindowDeregister(stub_comm* c, stub_window* w) {
+    stub_log("ncclCommWindowDeregister comm=%p window=%p", (void*) c, (void*) w);
+    free(w);
+    return 0;
+}
+#endif
+
+#if STUB_VERSION >= 22902
+int ncclWinGetUserPtr(stub_comm* c, stub_window* w, void** out) {
+    stub_log("ncclWinGetUserPtr comm=%p window=%p", (void*) c, (void*) w);
+    *out = w->user;
+    return 0;
+}
+int ncclPutSignal(const void* s, size_t n, int t, int peer, stub_window* w, size_t offset, int sigIdx, int ctx,
+                  unsigned int flags, stub_comm* c, void* st) {
+    stub_log("ncclPutSignal send=%p count=%zu type=%d peer=%d window=%p offset=%zu sigIdx=%d ctx=%d flags=%u comm=%p stream=%p",
+             s, n, t, peer, (void*) w, offset, sigIdx, ctx, flags, (void*) c, st);
+    return op_result(n, c);
+}
+int ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, stub_comm* c, void* st) {
+    stub_log("ncclSignal peer=%d sigIdx=%d ctx=%d flags=%u comm=%p stream=%p", peer, sigIdx, ctx, flags, (void*) c, st);
+    return op_result(peer > 0 ? (size_t) peer : 0, c);
+}
+typedef struct { int opCnt; int peer; int sigIdx; int ctx; } stub_wait_desc;
+int ncclWaitSignal(int nDesc, stub_wait_desc* descs, stub_comm* c, void* st) {
+    char text[512] = "";
+    for (int i = 0; i < nDesc && strlen(text) < sizeof(text) - 64; i++) {
+        sprintf(text + strlen(text), "%s%d/%d/%d/%d", i ? "," : "", descs[i].opCnt, descs[i].peer, descs[i].sigIdx, descs[i].ctx);
+    }
+    stub_log("ncclWaitSignal nDesc=%d descs=%s comm=%p stream=%p", nDesc, text, (void*) c, st);
+    return op_result(nDesc > 0 && descs[0].opCnt > 0 ? (size_t) descs[0].opCnt : 0, c);
+}
+#endif
 #endif

@@ -1,6 +1,7 @@
 package org.jccl.core.nccl;
 
 import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.annotation.Platform;
 
 /**
@@ -88,6 +89,24 @@ final class NativeApi {
     static native int jn_comm_register(long ctx, long comm, long buffer, long bytes, long[] handle);
 
     static native int jn_comm_deregister(long ctx, long comm, long handle);
+
+    /**
+     * {@code window} is native memory, not an array: NCCL writes the window at the group's end, which on a non-blocking
+     * communicator comes after this call has returned.
+     */
+    static native int jn_comm_window_register(long ctx, long comm, long buffer, long bytes, int flags, LongPointer window);
+
+    static native int jn_comm_window_deregister(long ctx, long comm, long window);
+
+    static native int jn_win_get_user_ptr(long ctx, long comm, long window, long[] address);
+
+    static native int jn_put_signal(long ctx, long local, long count, int type, int peer, long window, long peerOffset,
+                                    int signalIndex, int context, int flags, long comm, long stream);
+
+    static native int jn_signal(long ctx, int peer, int signalIndex, int context, int flags, long comm, long stream);
+
+    /** {@code descriptors}: four ints per descriptor (count, peer, signal index, context), as {@code ncclWaitSignalDesc_t}. */
+    static native int jn_wait_signal(long ctx, int count, int[] descriptors, long comm, long stream);
 
     static native int jn_mem_alloc(long ctx, long[] address, long bytes);
 

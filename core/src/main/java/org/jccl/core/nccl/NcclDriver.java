@@ -32,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * over one function table, since RCCL exports NCCL's names and HIP's runtime has CUDA's shapes.
  *
  * <p>Non-blocking communicators ({@code blocking=0}) may answer {@code ncclInProgress}; where the SPI needs a call
- * finished before returning (launch outside a group, group end, finalize, split, shrink, register), the calling
- * thread polls {@code ncclCommGetAsyncError} until it is no longer in progress.
+ * finished before returning (launch outside a group, group end, finalize, split, shrink, register, window
+ * registration), the calling thread polls {@code ncclCommGetAsyncError} until it is no longer in progress.
  */
 public final class NcclDriver implements Driver {
     /** {@code cudaStreamNonBlocking}. */
@@ -384,6 +384,11 @@ public final class NcclDriver implements Driver {
         }
     }
 
+    /** Whether the calling thread is inside {@link #groupStart()}. */
+    boolean inGroup() {
+        return groups.get().depth > 0;
+    }
+
     @Override
     public float groupSimulateEnd() {
         lib.features.require(Feature.GROUP_SIMULATE_END);
@@ -456,8 +461,12 @@ public final class NcclDriver implements Driver {
         finish(comm, code, op.kind().method());
     }
 
-    /** Accepts success; on a non-blocking communicator waits out ncclInProgress (or defers that to the group's end). */
-    private void finish(NcclComm comm, int code, String what) {
+    /**
+     * The result handling of every enqueued operation ({@link #launch}, and the one-sided calls of {@link NcclComm}):
+     * accepts success; on a non-blocking communicator waits out ncclInProgress, or inside a group leaves that to
+     * {@link #groupEnd()}, which then polls the communicator.
+     */
+    void finish(NcclComm comm, int code, String what) {
         if (comm.nonBlocking()) {
             GroupState g = groups.get();
             if (g.depth > 0) {

@@ -16,8 +16,12 @@ import org.jccl.core.ReduceOp;
 import org.jccl.core.TestAccess;
 import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
+import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.WaitDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,6 +62,18 @@ class MissingFeaturesTest {
         expectMissing(stubs, "ncclCommMemStats", LibraryVersions.RCCL_ONLY, comm::memStats);
         expectMissing(stubs, "ncclCommGrow", "NCCL 2.29.0", () -> comm.grow(4, null, CommConfig.DEFAULT));
         expectMissing(stubs, "ncclCommGetUniqueId", "NCCL 2.29.0", comm::growUniqueId);
+        MemoryBlock windowMemory = driver.allocate(0, 4096, MemoryKind.DEVICE);
+        expectMissing(stubs, "ncclCommWindowRegister", "NCCL 2.27.0",
+                () -> comm.windowRegister(windowMemory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC));
+        expectMissing(stubs, "ncclCommWindowDeregister", "NCCL 2.27.0", () -> comm.windowDeregister(1));
+        expectMissing(stubs, "ncclCommWindowRegister", "NCCL 2.27.0", comm::oneSidedLimits);
+        expectMissing(stubs, "ncclWinGetUserPtr", "NCCL 2.29.2", () -> comm.windowUserPointer(1));
+        expectMissing(stubs, "ncclPutSignal", "NCCL 2.29.2",
+                () -> comm.putSignal(new MemoryRef(windowMemory, 0), 1, DataType.INT8, 1, 1, 0, 0, 0, stream));
+        expectMissing(stubs, "ncclSignal", "NCCL 2.29.2", () -> comm.signal(1, 0, 0, stream));
+        expectMissing(stubs, "ncclWaitSignal", "NCCL 2.29.2",
+                () -> comm.waitSignal(new WaitDescriptor[] {new WaitDescriptor(1, 1, 0, 0)}, stream));
+        windowMemory.release();
         String fp8 = driver.rejects(DataType.FLOAT8_E4M3, ReduceOp.SUM.code(), 2);
         assertTrue(fp8 != null && fp8.contains("NCCL 2.24"), String.valueOf(fp8));
         assertEquals(null, driver.rejects(DataType.BFLOAT16, ReduceOp.SUM.code(), 2));
