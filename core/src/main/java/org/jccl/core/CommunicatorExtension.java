@@ -16,6 +16,7 @@ import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.spi.MemoryRef;
 import org.jccl.core.spi.StreamOperation;
 
@@ -53,7 +54,8 @@ final class CommunicatorExtension implements CommunicatorSpi {
     public MemoryRef memory(Buffer buffer) {
         Errors.requireArgument(buffer, "buffer");
         buffer.checkOpen();
-        if (buffer.device() != communicator.device()) {
+        // Pinned host memory serves copies on any device's stream.
+        if (buffer.device() != communicator.device() && buffer.kind() != MemoryKind.PINNED_HOST) {
             throw new InvalidArgumentException(communicator.describe() + ": " + buffer + " is not on device " + communicator.device());
         }
         return Lowering.ref(buffer);

@@ -16,7 +16,12 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
+import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.OneSidedLimits;
+import org.jccl.core.spi.WaitDescriptor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +44,7 @@ final class HostComm implements DriverComm {
     private int nextOpCode = FIRST_USER_OP;
     private int splits;
     private int shrinks;
+    private long windowsRegistered;
     private volatile boolean destroyed;
 
     HostComm(HostTransport transport, Meetings control, int rank) {
@@ -235,6 +241,99 @@ final class HostComm implements DriverComm {
             throw new InvalidArgumentException("no user-defined reduction with code " + code + " on rank " + rank);
         }
         userOpTypes.remove(code);
+    }
+
+    // ---- windows and one-sided operations (ranks in one JVM)
+
+    @Override
+    public long windowRegister(MemoryBlock block, long offset, long bytes, int flags) {
+        HostWindows mine = transport.windowsOf(rank);
+        if (!(block instanceof HostMemoryBlock h)) throw new InvalidArgumentException(block + " is not host-backend memory");
+        if (offset < 0 || bytes <= 0 || offset > block.size() - bytes) {
+            throw new InvalidArgumentException("range [" + offset + ", +" + bytes + ") is outside a block of " + block.size() + " bytes");
+        }
+        int n = size();
+        long index = windowsRegistered++;
+        Object result = control.meet("window#" + index, n, rank, new long[] {bytes}, all -> {
+            Map<Integer, Object> out = new HashMap<>();
+            boolean same = all.values().stream().allMatch(c -> c[0] == all.get(0)[0]);
+            for (int r = 0; r < n; r++) {
+                out.put(r, same ? (Object) (index + 1) : "ranks disagree on a window's size: rank 0 registers "
+                        + all.get(0)[0] + " bytes, rank " + r + " " + all.get(r)[0]);
+            }
+            return out;
+        }, initTimeout());
+        if (result instanceof String disagreement) throw new InvalidUsageException(disagreement);
+        long handle = (Long) result;
+        mine.add(handle, h, offset, bytes);
+        return handle;
+    }
+
+    @Override
+    public void windowDeregister(long window) {
+        HostWindows mine = transport.windowsOf(rank);
+        if (!mine.has(window)) throw new InvalidArgumentException("no window with handle " + window + " on rank " + rank);
+        control.meet("unwindow#" + window, size(), rank, new long[0], all -> {
+            Map<Integer, Object> out = new HashMap<>();
+            for (int r = 0; r < size(); r++) out.put(r, Boolean.TRUE);
+            return out;
+        }, initTimeout());
+        mine.remove(window);
+    }
+
+    @Override
+    public long windowUserPointer(long window) {
+        return transport.windowsOf(rank).address(window);
+    }
+
+    @Override
+    public OneSidedLimits oneSidedLimits() {
+        transport.windowsOf(rank);
+        return new OneSidedLimits(HostWindows.SIGNALS, HostWindows.CONTEXTS, true,
+                DriverConstants.WIN_COLL_SYMMETRIC | DriverConstants.WIN_STRICT_ORDERING, DriverConstants.WIN_REQUIRED_ALIGNMENT, false);
+    }
+
+    /**
+     * Enqueued on the stream at once, also inside a group (before the group's collectives): puts and signals never
+     * block, and waits depend only on puts, so this order cannot deadlock.
+     */
+    @Override
+    public void putSignal(MemoryRef source, long count, DataType type, int peer, long window, long peerOffset,
+                          int signalIndex, int context, DriverStream stream) {
+        if (!(source.block() instanceof HostMemoryBlock src)) throw new InvalidArgumentException(source + " is not host-backend memory");
+        HostWindows target = transport.windowsOf(peer);
+        long bytes = count * type.size();
+        long at = source.offset();
+        oneSided(stream, "putSignal", () -> target.land(window, peerOffset, src, at, bytes, rank, signalIndex, context));
+    }
+
+    @Override
+    public void signal(int peer, int signalIndex, int context, DriverStream stream) {
+        HostWindows target = transport.windowsOf(peer);
+        oneSided(stream, "signal", () -> target.count(rank, signalIndex, context));
+    }
+
+    @Override
+    public void waitSignal(WaitDescriptor[] waits, DriverStream stream) {
+        HostWindows mine = transport.windowsOf(rank);
+        WaitDescriptor[] copy = waits.clone();
+        oneSided(stream, "waitSignal", () -> mine.await(copy, transport));
+    }
+
+    /** A one-sided task on the stream; a failure is this rank's async error, set before any later event completes. */
+    private void oneSided(DriverStream stream, String what, Runnable task) {
+        HostStream.of(stream).enqueue(() -> {
+            try {
+                if (asyncError != Errors.SUCCESS) return;
+                String poison = transport.poisoned();
+                if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode());
+                task.run();
+            } catch (CliqueFailedException e) {
+                fail(e.resultCode(), what + " failed: " + e.getMessage());
+            } catch (RuntimeException e) {
+                fail(Errors.INVALID_ARGUMENT, what + " failed: " + e.getMessage());
+            }
+        });
     }
 
     static Duration initTimeout() {

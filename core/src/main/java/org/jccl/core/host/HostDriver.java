@@ -43,7 +43,9 @@ public final class HostDriver implements Driver {
     private static final Set<Feature> FEATURES = EnumSet.of(Feature.COMM_FINALIZE, Feature.COMM_SPLIT,
             Feature.COMM_REGISTER, Feature.COMM_DEREGISTER, Feature.MEM_ALLOC, Feature.RED_OP_CREATE_PRE_MUL_SUM,
             Feature.GROUP_SIMULATE_END, Feature.COMM_INIT_RANK_SCALABLE, Feature.COMM_SHRINK, Feature.ALL_TO_ALL,
-            Feature.GATHER, Feature.SCATTER, Feature.ALL_TO_ALL_V, Feature.ALL_REDUCE_WITH_BIAS);
+            Feature.GATHER, Feature.SCATTER, Feature.ALL_TO_ALL_V, Feature.ALL_REDUCE_WITH_BIAS,
+            Feature.COMM_WINDOW_REGISTER, Feature.COMM_WINDOW_DEREGISTER, Feature.WIN_GET_USER_PTR, Feature.PUT_SIGNAL,
+            Feature.SIGNAL, Feature.WAIT_SIGNAL);
     /** Communicators being created by {@code initRank}, by unique id. */
     private static final Meetings CREATION = new Meetings();
 

@@ -29,6 +29,15 @@ interface HostTransport {
     default void close(int rank) {
     }
 
+    /**
+     * The windows and signal counters of {@code rank}, which peers' puts reach directly: only for ranks that are
+     * threads of this JVM.
+     */
+    default HostWindows windowsOf(int rank) {
+        throw new org.jccl.core.error.InvalidUsageException("windows and one-sided operations of a host communicator whose"
+                + " ranks are in several processes are not supported yet; keep the ranks in one JVM");
+    }
+
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();
 

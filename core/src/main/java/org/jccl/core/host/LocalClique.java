@@ -46,6 +46,7 @@ final class LocalClique implements HostTransport {
     private final HostMemoryBlock[][] biases;
     private final int[][] biasOffsets;
     private final Reduction[][] reductions;
+    private final HostWindows[] windows;
 
     @SuppressWarnings("unchecked")
     LocalClique(int size) {
@@ -61,6 +62,8 @@ final class LocalClique implements HostTransport {
         this.biases = new HostMemoryBlock[size][size];
         this.biasOffsets = new int[size][size];
         this.reductions = new Reduction[size][size];
+        this.windows = new HostWindows[size];
+        for (int r = 0; r < size; r++) windows[r] = new HostWindows(size);
     }
 
     /** A send waiting in a mailbox. */
@@ -82,6 +85,11 @@ final class LocalClique implements HostTransport {
     @Override
     public int size() {
         return size;
+    }
+
+    @Override
+    public HostWindows windowsOf(int rank) {
+        return windows[rank];
     }
 
     // ---- failure

@@ -33,7 +33,7 @@ public interface CommunicatorSpi {
     DriverStream stream();
 
     /**
-     * The memory of {@code buffer}: checked open and on the communicator's device, else an
+     * The memory of {@code buffer}: checked open and on the communicator's device (or pinned host memory), else an
      * {@link org.jccl.core.error.InvalidArgumentException} / {@link org.jccl.core.error.InvalidUsageException}.
      */
     MemoryRef memory(Buffer buffer);

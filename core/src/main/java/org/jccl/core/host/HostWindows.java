@@ -1,0 +1,110 @@
+package org.jccl.core.host;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.Backoff;
+import org.jccl.core.spi.WaitDescriptor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One rank's windows and signal counters on the host backend, for ranks that are threads of one JVM: a peer's put
+ * copies straight into this rank's registered memory, then counts its signal here and wakes this rank's stream
+ * thread if it waits. Counters are per (context, signal index, source rank); waits are cumulative, as NCCL's are:
+ * each wait adds its count to what this rank already waited for and blocks its stream until the counter reaches it.
+ */
+final class HostWindows {
+    /** Signal indices the host backend accepts (NCCL 2.29 accepts only 0). */
+    static final int SIGNALS = 4;
+    /** Contexts the host backend accepts (NCCL 2.29 accepts only 0). */
+    static final int CONTEXTS = 1;
+
+    private record Region(HostMemoryBlock block, long offset, long bytes) {
+    }
+
+    private final int size;
+    private final Map<Long, Region> windows = new ConcurrentHashMap<>();
+    private final AtomicLongArray arrived;
+    /** What this rank's waits consumed so far, per counter; touched by its stream thread only. */
+    private final long[] consumed;
+    private volatile @Nullable Thread waiter;
+
+    HostWindows(int size) {
+        this.size = size;
+        this.arrived = new AtomicLongArray(CONTEXTS * SIGNALS * size);
+        this.consumed = new long[CONTEXTS * SIGNALS * size];
+    }
+
+    void add(long handle, HostMemoryBlock block, long offset, long bytes) {
+        windows.put(handle, new Region(block, offset, bytes));
+    }
+
+    void remove(long handle) {
+        if (windows.remove(handle) == null) throw new InvalidArgumentException("no window with handle " + handle);
+    }
+
+    boolean has(long handle) {
+        return windows.containsKey(handle);
+    }
+
+    /** A peer's put: the data lands first, then the signal counts (the counter's update publishes the data). */
+    void land(long handle, long offset, HostMemoryBlock source, long sourceOffset, long bytes, int from, int signal, int context) {
+        Region w = windows.get(handle);
+        if (w == null) throw new InvalidArgumentException("the target rank has no window with handle " + handle);
+        if (offset < 0 || bytes < 0 || offset > w.bytes - bytes) {
+            throw new InvalidArgumentException("a put of " + bytes + " bytes at offset " + offset + " does not fit a window of "
+                    + w.bytes + " bytes");
+        }
+        if (bytes > 0) {
+            ByteBuffer src = source.bytes().duplicate();
+            src.limit((int) (sourceOffset + bytes)).position((int) sourceOffset);
+            ByteBuffer dst = w.block.bytes().duplicate();
+            dst.position((int) (w.offset + offset));
+            dst.put(src);
+        }
+        count(from, signal, context);
+    }
+
+    /** A signal from {@code from}: counted, and the waiting stream thread woken. */
+    void count(int from, int signal, int context) {
+        arrived.incrementAndGet(index(from, signal, context));
+        Thread t = waiter;
+        if (t != null) LockSupport.unpark(t);
+    }
+
+    /** Blocks the calling stream thread until every descriptor's signals arrived, or the clique fails. */
+    void await(WaitDescriptor[] waits, HostTransport transport) {
+        waiter = Thread.currentThread();
+        try {
+            for (WaitDescriptor d : waits) {
+                int i = index(d.peer(), d.signalIndex(), d.context());
+                long target = consumed[i] + d.count();
+                for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); arrived.get(i) < target; ) {
+                    String poison = transport.poisoned();
+                    if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode());
+                    wait.pause();
+                }
+                consumed[i] = target;
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    private int index(int from, int signal, int context) {
+        if (from < 0 || from >= size) throw new InvalidArgumentException("rank " + from + " is not in the communicator");
+        if (signal < 0 || signal >= SIGNALS) throw new InvalidArgumentException("signal index " + signal + " is out of range");
+        if (context < 0 || context >= CONTEXTS) throw new InvalidArgumentException("context " + context + " is out of range");
+        return (context * SIGNALS + signal) * size + from;
+    }
+
+    /** The address a window was registered at. */
+    long address(long handle) {
+        Region w = windows.get(handle);
+        if (w == null) throw new InvalidArgumentException("no window with handle " + handle);
+        return w.block.address() + w.offset;
+    }
+}
