@@ -85,9 +85,12 @@ public final class BlockChannel {
             memory.close();
             throw e;
         }
+        // The window is cleared before it is registered: registration is a barrier, so no peer's put can land before
+        // the clearing, which would wipe it.
         CompletableFuture<Window> registered;
         try {
-            registered = rma.register(memory, WindowFlag.COLL_SYMMETRIC);
+            registered = comm.stream().fill(memory, 0, memory.byteSize())
+                    .thenCompose(v -> rma.register(memory, WindowFlag.COLL_SYMMETRIC));
         } catch (RuntimeException e) {
             memory.close();
             pinned.close();
@@ -99,9 +102,16 @@ public final class BlockChannel {
                 pinned.close();
                 throw Errors.unwrap(error);
             }
-            ChannelLink link = new ChannelLink(layout, rma, window, pinned);
-            link.fill(layout.windowBytes());
-            return new BlockChannel(shape, producer, consumer, layout, link, memory);
+            try {
+                ChannelLink link = new ChannelLink(layout, rma, window, pinned);
+                return new BlockChannel(shape, producer, consumer, layout, link, memory);
+            } catch (RuntimeException e) {
+                window.closeAsync().whenComplete((v, closeError) -> {
+                    memory.close();
+                    pinned.close();
+                });
+                throw e;
+            }
         });
     }
 
@@ -189,7 +199,10 @@ public final class BlockChannel {
 
     @Override
     public String toString() {
-        return "BlockChannel[" + producerRank + " -> " + consumerRank + ", " + layout.slots() + " x "
-                + layout.blockBytes() + " bytes]";
+        synchronized (lock) {
+            return "BlockChannel[" + producerRank + " -> " + consumerRank + ", " + layout.slots() + " x "
+                    + layout.blockBytes() + " bytes" + (producer == null ? "" : ", " + producer)
+                    + (consumer == null ? "" : ", " + consumer) + "]";
+        }
     }
 }

@@ -93,11 +93,6 @@ final class ChannelLink {
         return issue(rma.waitSignalOperation(SignalWait.of(peer, count)));
     }
 
-    Work fill(long bytes) {
-        return issue("channelClear(" + bytes + " bytes)",
-                stream -> spi.driver().memsetAsync(windowRef.block(), windowRef.offset(), 0, bytes, stream));
-    }
-
     private Work issue(String what, CommunicatorSpi.StreamTask task) {
         return spi.issue(what, List.of(), Duration.ZERO, task);
     }

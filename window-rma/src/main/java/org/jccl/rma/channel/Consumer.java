@@ -9,8 +9,9 @@ import reactor.core.publisher.FluxSink;
  * The consumer's side: keeps a wait (and a read of the header it covers) issued for every slot the producer may
  * fill — at most {@code slots} ahead of the last block released — and emits each block when its header arrives.
  * Releases are credited back in sequence order, one signal each, after the work issued before them. When the last
- * header arrives and every block was released, it sends its closing record (FIN); if its subscriber cancels first,
- * a CANCEL record, after which it keeps waiting, ignoring data, until the producer's acknowledgement.
+ * header arrives it waits for the fillers after it, and once every block was released it sends its closing record
+ * (FIN); if its subscriber cancels first, a CANCEL record, after which it keeps waiting, ignoring data, until the
+ * producer's acknowledgement and its fillers.
  */
 final class Consumer {
     private final ChannelLink link;
@@ -98,8 +99,12 @@ final class Consumer {
             long length = h.getLong(8);
             long flags = h.getLong(16);
             if (cancelled) {
-                if (sequence == j && (flags & ChannelLayout.ACK) != 0) acknowledged = true;
-                else if (headersRead == waitsIssued) issueWait(); // the acknowledgement is still to come
+                if (sequence == j && (flags & ChannelLayout.ACK) != 0) {
+                    acknowledged = true;
+                    topUp(j);
+                } else if (!acknowledged && headersRead == waitsIssued) {
+                    issueWait(); // the acknowledgement is still to come
+                }
                 return;
             }
             if (ended) return; // a filler: the slot holds nothing new
@@ -108,6 +113,7 @@ final class Consumer {
                         + ": the channel's protocol was broken"));
                 return;
             }
+            if ((flags & (ChannelLayout.END | ChannelLayout.FAILED | ChannelLayout.CANCELLED)) != 0) topUp(j);
             if ((flags & ChannelLayout.END) != 0) {
                 ended = true;
                 sink.complete();
@@ -122,6 +128,12 @@ final class Consumer {
                 pump();
             }
         }
+    }
+
+    /** After a last header at {@code j}: waits for the producer's {@code slots - 1} fillers that follow it. */
+    private void topUp(long j) {
+        if (local != null) return;
+        while (waitsIssued < j + slots) issueWait();
     }
 
     /** Ends the stream with {@code error}; blocks already emitted count as released (their slots are not reused). */
@@ -191,6 +203,15 @@ final class Consumer {
     boolean settled() {
         synchronized (lock) {
             return closed && (!cancelled || acknowledged || local != null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        synchronized (lock) {
+            return "consumer[waitsIssued=" + waitsIssued + ", headersRead=" + headersRead + ", emitted=" + emitted
+                    + ", released=" + released + ", creditsSent=" + creditsSent + ", ended=" + ended + ", cancelled="
+                    + cancelled + ", closed=" + closed + ", acknowledged=" + acknowledged + "]";
         }
     }
 }

@@ -18,9 +18,10 @@ import reactor.core.publisher.BaseSubscriber;
  * {@code i - slots}) and a read of the closing area; then the header and the block into this rank's slot, and one
  * put of both into the consumer's slot. All on the stream, so the GPU enforces the credit; the host only bounds the
  * blocks in flight to {@code slots}. When upstream ends (or fails, or the result is cancelled) a last header says
- * so; the consumer answers with a closing record (FIN, or CANCEL if it stopped early) followed by {@code slots}
- * spare credits, which covers every credit wait already issued; the producer then waits for the credits still
- * owed, sends the fillers the consumer's issued waits need, and acknowledges a CANCEL with a last header.
+ * so, followed by {@code slots - 1} fillers (signals without data) for the waits the consumer issued beyond it; the
+ * consumer answers with a closing record (FIN, or CANCEL if it stopped early) followed by {@code slots} spare
+ * credits, which covers every credit wait already issued; the producer then waits for the credits still owed, and
+ * acknowledges a CANCEL with a last header and its fillers.
  */
 final class Producer extends BaseSubscriber<Buffer> {
     private final ChannelLink link;
@@ -34,6 +35,10 @@ final class Producer extends BaseSubscriber<Buffer> {
     private long sent;
     private long blocks;
     private long putsDone;
+    /** Headers staged through the pinned records, in order: record {@code staged % slots} is the next. */
+    private long staged;
+    /** Headers staged but waiting for their pinned record to be free (its previous put still pending). */
+    private final java.util.ArrayDeque<Runnable> waitingForRecord = new java.util.ArrayDeque<>();
     private long creditWaits;
     private int recordsPending;
     private boolean terminal;
@@ -122,12 +127,38 @@ final class Producer extends BaseSubscriber<Buffer> {
     private void end(long flags) {
         if (terminal) return;
         terminal = true;
-        Work last = send(null, flags, true);
-        if (local != null) {
-            last.whenComplete((v, e) -> finish(e));
-        } else if (recordsPending == 0) {
-            creditStep();
-        }
+        whenRecordFree(() -> {
+            Work last = send(null, flags, true);
+            Work filled = fillers();
+            if (filled != null) last = filled;
+            if (local != null) {
+                last.whenComplete((v, e) -> finish(e));
+            } else if (recordsPending == 0) {
+                creditStep();
+            }
+        });
+    }
+
+    /**
+     * The {@code slots - 1} signals without data that follow a last header or an acknowledgement: the consumer may
+     * have issued that many waits beyond it (it waits at most {@code slots} ahead of its releases), and after such a
+     * header it tops its waits up to exactly that many, so both sides' counts meet. Null on one rank, where the
+     * consumer waits only for puts already issued.
+     */
+    private @Nullable Work fillers() {
+        if (local != null) return null;
+        Work last = null;
+        for (int k = 1; k < slots; k++, sent++) last = link.signal(consumer);
+        return last;
+    }
+
+    /**
+     * Runs {@code staging} once the pinned header record of the next signal is free: the put that last used it has
+     * completed. Blocks are only requested when that holds; the last header and the acknowledgement may wait here.
+     */
+    private void whenRecordFree(Runnable staging) {
+        if (waitingForRecord.isEmpty() && putsDone >= staged - slots + 1) staging.run();
+        else waitingForRecord.add(staging);
     }
 
     /**
@@ -138,16 +169,17 @@ final class Producer extends BaseSubscriber<Buffer> {
         long i = sent++;
         if (credited && local == null && i >= slots) creditStep();
         long length = block == null ? 0 : block.byteSize();
-        ByteBuffer header = link.host(ChannelLink.HEADERS, i);
+        long record = staged++;
+        ByteBuffer header = link.host(ChannelLink.HEADERS, record);
         header.putLong(0, i).putLong(8, length).putLong(16, flags);
         long slot = link.layout.slotOffset(i);
-        link.toWindow(ChannelLink.HEADERS, i, slot, 24);
+        link.toWindow(ChannelLink.HEADERS, record, slot, 24);
         if (block != null) {
             blocks++;
             link.copyIn(block, i);
         }
         Work put = link.put(slot, slot, ChannelLayout.HEADER + length, consumer);
-        if (block != null) put.whenComplete((v, e) -> putDone(e));
+        put.whenComplete((v, e) -> putDone(e));
         if (local != null) local.pump();
         return put;
     }
@@ -195,13 +227,16 @@ final class Producer extends BaseSubscriber<Buffer> {
         long owed = credits + 1 + slots - creditWaits;
         if (owed > 0) last = link.await(consumer, Math.toIntExact(owed));
         creditWaits += Math.max(0, owed);
-        for (; sent < waits; sent++) last = link.signal(consumer);
-        if (kind == ChannelLayout.CANCEL) last = send(null, ChannelLayout.ACK, false);
-        if (last == null) {
-            finish(null);
-        } else {
-            last.whenComplete((v, e) -> finish(e));
-        }
+        Work settled = last;
+        whenRecordFree(() -> {
+            Work end = settled;
+            if (kind == ChannelLayout.CANCEL) {
+                send(null, ChannelLayout.ACK, false);
+                end = fillers();
+            }
+            if (end == null) finish(null);
+            else end.whenComplete((v, e) -> finish(e));
+        });
     }
 
     private void putDone(@Nullable Throwable error) {
@@ -211,6 +246,7 @@ final class Producer extends BaseSubscriber<Buffer> {
                 return;
             }
             putsDone++;
+            while (!waitingForRecord.isEmpty() && putsDone >= staged - slots + 1) waitingForRecord.poll().run();
         }
         maybeRequest();
     }
@@ -242,6 +278,15 @@ final class Producer extends BaseSubscriber<Buffer> {
             if (error != null && failure == null) failure = error;
             if (failure != null) done.completeExceptionally(failure);
             else done.complete(blocks);
+        }
+    }
+
+    @Override
+    public String toString() {
+        synchronized (lock) {
+            return "producer[sent=" + sent + ", blocks=" + blocks + ", staged=" + staged + ", putsDone=" + putsDone
+                    + ", granted=" + granted + ", creditWaits=" + creditWaits + ", recordsPending=" + recordsPending
+                    + ", terminal=" + terminal + ", closing=" + closing + ", waitingForRecord=" + waitingForRecord.size() + "]";
         }
     }
 }
