@@ -157,8 +157,20 @@ final class Producer extends BaseSubscriber<Buffer> {
      * completed. Blocks are only requested when that holds; the last header and the acknowledgement may wait here.
      */
     private void whenRecordFree(Runnable staging) {
-        if (waitingForRecord.isEmpty() && putsDone >= staged - slots + 1) staging.run();
+        if (waitingForRecord.isEmpty() && recordFree()) staging.run();
         else waitingForRecord.add(staging);
+    }
+
+    /**
+     * Whether the next header may be staged: the put that last used its pinned record has completed and, on one rank
+     * (where no credit wait guards the slot on the stream), the consumer has released the slot's previous block.
+     */
+    private boolean recordFree() {
+        return putsDone >= staged - slots + 1 && (local == null || local.released() >= sent - slots + 1);
+    }
+
+    private void drainWaiting() {
+        while (!waitingForRecord.isEmpty() && recordFree()) waitingForRecord.poll().run();
     }
 
     /**
@@ -246,15 +258,19 @@ final class Producer extends BaseSubscriber<Buffer> {
                 return;
             }
             putsDone++;
-            while (!waitingForRecord.isEmpty() && putsDone >= staged - slots + 1) waitingForRecord.poll().run();
+            drainWaiting();
         }
         maybeRequest();
     }
 
-    /** Asks upstream for as many blocks as can be in flight: {@code slots} puts, and on one rank free slots. */
+    /**
+     * Stages a last header that waited for its slot, then asks upstream for as many blocks as can be in flight:
+     * {@code slots} puts, and on one rank free slots. Called as puts complete and, on one rank, as blocks are released.
+     */
     void maybeRequest() {
         long n;
         synchronized (lock) {
+            drainWaiting();
             if (terminal) return;
             long limit = putsDone + slots;
             if (local != null) limit = Math.min(limit, local.released() + slots);

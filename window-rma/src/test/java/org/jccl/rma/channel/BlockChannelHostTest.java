@@ -141,6 +141,11 @@ class BlockChannelHostTest {
         checkDelivery(List.of(ch.get(0), ch.get(0)), 100, 4, Duration.ZERO);
         communicatorStillWorks();
         closeAll(ch);
+        comms.forEach(Communicator::close);
+        // a slow consumer on one rank: the last header too waits until its slot was released
+        ch = open(1, 4, 4096);
+        checkDelivery(List.of(ch.get(0), ch.get(0)), 20, 4, Duration.ofMillis(5));
+        closeAll(ch);
     }
 
     @Test
