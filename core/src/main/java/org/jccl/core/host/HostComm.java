@@ -243,7 +243,7 @@ final class HostComm implements DriverComm {
         userOpTypes.remove(code);
     }
 
-    // ---- windows and one-sided operations (ranks in one JVM)
+    // ---- windows and one-sided operations
 
     @Override
     public long windowRegister(MemoryBlock block, long offset, long bytes, int flags) {
@@ -252,19 +252,15 @@ final class HostComm implements DriverComm {
         if (offset < 0 || bytes <= 0 || offset > block.size() - bytes) {
             throw new InvalidArgumentException("range [" + offset + ", +" + bytes + ") is outside a block of " + block.size() + " bytes");
         }
-        int n = size();
         long index = windowsRegistered++;
-        Object result = control.meet("window#" + index, n, rank, new long[] {bytes}, all -> {
-            Map<Integer, Object> out = new HashMap<>();
-            boolean same = all.values().stream().allMatch(c -> c[0] == all.get(0)[0]);
-            for (int r = 0; r < n; r++) {
-                out.put(r, same ? (Object) (index + 1) : "ranks disagree on a window's size: rank 0 registers "
-                        + all.get(0)[0] + " bytes, rank " + r + " " + all.get(r)[0]);
+        long[] sizes = allRanks("window#" + index, bytes);
+        for (int r = 0; r < sizes.length; r++) {
+            if (sizes[r] != bytes) {
+                throw new InvalidUsageException("ranks disagree on a window's size: rank " + rank + " registers " + bytes
+                        + " bytes, rank " + r + " " + sizes[r]);
             }
-            return out;
-        }, initTimeout());
-        if (result instanceof String disagreement) throw new InvalidUsageException(disagreement);
-        long handle = (Long) result;
+        }
+        long handle = index + 1;
         mine.add(handle, h, offset, bytes);
         return handle;
     }
@@ -273,12 +269,27 @@ final class HostComm implements DriverComm {
     public void windowDeregister(long window) {
         HostWindows mine = transport.windowsOf(rank);
         if (!mine.has(window)) throw new InvalidArgumentException("no window with handle " + window + " on rank " + rank);
-        control.meet("unwindow#" + window, size(), rank, new long[0], all -> {
+        allRanks("unwindow#" + window, window);
+        mine.remove(window);
+    }
+
+    /** Every rank's {@code value}, once all ranks brought theirs: a barrier on the launch threads. */
+    private long[] allRanks(String key, long value) {
+        if (transport instanceof NetworkClique net) {
+            try {
+                return net.exchange(value);
+            } catch (CliqueFailedException e) {
+                throw e.asJccl();
+            }
+        }
+        int n = size();
+        return (long[]) control.meet(key, n, rank, new long[] {value}, all -> {
+            long[] values = new long[n];
+            for (int r = 0; r < n; r++) values[r] = all.get(r)[0];
             Map<Integer, Object> out = new HashMap<>();
-            for (int r = 0; r < size(); r++) out.put(r, Boolean.TRUE);
+            for (int r = 0; r < n; r++) out.put(r, values);
             return out;
         }, initTimeout());
-        mine.remove(window);
     }
 
     @Override
@@ -301,16 +312,14 @@ final class HostComm implements DriverComm {
     public void putSignal(MemoryRef source, long count, DataType type, int peer, long window, long peerOffset,
                           int signalIndex, int context, DriverStream stream) {
         if (!(source.block() instanceof HostMemoryBlock src)) throw new InvalidArgumentException(source + " is not host-backend memory");
-        HostWindows target = transport.windowsOf(peer);
         long bytes = count * type.size();
         long at = source.offset();
-        oneSided(stream, "putSignal", () -> target.land(window, peerOffset, src, at, bytes, rank, signalIndex, context));
+        oneSided(stream, "putSignal", () -> transport.put(rank, peer, window, peerOffset, src, at, bytes, signalIndex, context));
     }
 
     @Override
     public void signal(int peer, int signalIndex, int context, DriverStream stream) {
-        HostWindows target = transport.windowsOf(peer);
-        oneSided(stream, "signal", () -> target.count(rank, signalIndex, context));
+        oneSided(stream, "signal", () -> transport.signal(rank, peer, signalIndex, context));
     }
 
     @Override

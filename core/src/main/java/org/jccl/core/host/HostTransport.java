@@ -29,14 +29,18 @@ interface HostTransport {
     default void close(int rank) {
     }
 
+    /** The windows and signal counters of {@code rank}, one of this process's ranks. */
+    HostWindows windowsOf(int rank);
+
     /**
-     * The windows and signal counters of {@code rank}, which peers' puts reach directly: only for ranks that are
-     * threads of this JVM.
+     * Writes {@code bytes} of {@code source} into {@code peer}'s window {@code window} at {@code offset}, then counts
+     * a signal from {@code from} there; returns once {@code source} may be reused. Called on {@code from}'s stream.
      */
-    default HostWindows windowsOf(int rank) {
-        throw new org.jccl.core.error.InvalidUsageException("windows and one-sided operations of a host communicator whose"
-                + " ranks are in several processes are not supported yet; keep the ranks in one JVM");
-    }
+    void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
+             int signal, int context);
+
+    /** Counts a signal from {@code from} on {@code peer}, after {@code from}'s earlier puts to it. */
+    void signal(int from, int peer, int signal, int context);
 
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();

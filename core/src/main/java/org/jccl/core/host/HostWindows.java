@@ -11,9 +11,9 @@ import org.jccl.core.spi.WaitDescriptor;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One rank's windows and signal counters on the host backend, for ranks that are threads of one JVM: a peer's put
- * copies straight into this rank's registered memory, then counts its signal here and wakes this rank's stream
- * thread if it waits. Counters are per (context, signal index, source rank); waits are cumulative, as NCCL's are:
+ * One rank's windows and signal counters on the host backend: a peer's put writes into this rank's registered
+ * memory (straight from the peer's stream thread in one JVM, from a network thread across processes), then counts
+ * its signal here and wakes this rank's stream thread if it waits. Counters are per (context, signal index, source rank); waits are cumulative, as NCCL's are:
  * each wait adds its count to what this rank already waited for and blocks its stream until the counter reaches it.
  */
 final class HostWindows {
@@ -52,20 +52,26 @@ final class HostWindows {
 
     /** A peer's put: the data lands first, then the signal counts (the counter's update publishes the data). */
     void land(long handle, long offset, HostMemoryBlock source, long sourceOffset, long bytes, int from, int signal, int context) {
+        ByteBuffer dst = target(handle, offset, bytes);
+        if (bytes > 0) {
+            ByteBuffer src = source.bytes().duplicate();
+            src.limit((int) (sourceOffset + bytes)).position((int) sourceOffset);
+            dst.put(src);
+        }
+        count(from, signal, context);
+    }
+
+    /** The {@code bytes} of window {@code handle} at {@code offset}, as a buffer to write a put's data into. */
+    ByteBuffer target(long handle, long offset, long bytes) {
         Region w = windows.get(handle);
         if (w == null) throw new InvalidArgumentException("the target rank has no window with handle " + handle);
         if (offset < 0 || bytes < 0 || offset > w.bytes - bytes) {
             throw new InvalidArgumentException("a put of " + bytes + " bytes at offset " + offset + " does not fit a window of "
                     + w.bytes + " bytes");
         }
-        if (bytes > 0) {
-            ByteBuffer src = source.bytes().duplicate();
-            src.limit((int) (sourceOffset + bytes)).position((int) sourceOffset);
-            ByteBuffer dst = w.block.bytes().duplicate();
-            dst.position((int) (w.offset + offset));
-            dst.put(src);
-        }
-        count(from, signal, context);
+        ByteBuffer dst = w.block.bytes().duplicate();
+        dst.limit((int) (w.offset + offset + bytes)).position((int) (w.offset + offset));
+        return dst;
     }
 
     /** A signal from {@code from}: counted, and the waiting stream thread woken. */

@@ -92,6 +92,19 @@ final class LocalClique implements HostTransport {
         return windows[rank];
     }
 
+    @Override
+    public void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
+                    int signal, int context) {
+        checkPoison();
+        windows[peer].land(window, offset, source, sourceOffset, bytes, from, signal, context);
+    }
+
+    @Override
+    public void signal(int from, int peer, int signal, int context) {
+        checkPoison();
+        windows[peer].count(from, signal, context);
+    }
+
     // ---- failure
 
     @Override

@@ -53,6 +53,8 @@ final class NetworkClique implements HostTransport {
     private volatile @Nullable HostComm owner;
     private volatile @Nullable Thread waiter;
     private final NetworkKernels kernels;
+    /** This rank's windows, which peers' puts reach through {@link Wire#LANE_RMA} frames. */
+    private final HostWindows windows;
     /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
     private final @Nullable ChannelFuture[] lastWrite;
 
@@ -67,6 +69,7 @@ final class NetworkClique implements HostTransport {
         for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
         this.lastWrite = new ChannelFuture[size];
         this.kernels = new NetworkKernels(this);
+        this.windows = new HostWindows(size);
         if (size == 1) ready.complete(null);
     }
 
@@ -105,10 +108,18 @@ final class NetworkClique implements HostTransport {
 
     // ---- inbound, on Netty threads
 
-    /** Queues a data frame (whose reference the inbox now owns) for the stream thread. */
+    /** Queues a data frame (whose reference the inbox now owns) for the stream thread; applies an RMA frame at once. */
     void deliver(int peer, int lane, ByteBuf frame) {
         if (closed.get()) {
             frame.release();
+            return;
+        }
+        if (lane == Wire.LANE_RMA) {
+            try {
+                land(peer, frame);
+            } finally {
+                frame.release();
+            }
             return;
         }
         inboxes[peer * Wire.LANES + lane].offer(frame);
@@ -326,6 +337,11 @@ final class NetworkClique implements HostTransport {
             frame.release();
             throw e;
         }
+        return dispatch(peer, lane, frame);
+    }
+
+    /** Hands a frame to {@code peer}'s connection once it has room (or to this rank itself); null for this rank. */
+    private @Nullable ChannelFuture dispatch(int peer, int lane, ByteBuf frame) {
         if (peer == rank) {
             deliver(peer, lane, frame);
             return null;
@@ -342,6 +358,88 @@ final class NetworkClique implements HostTransport {
         ChannelFuture f = ch.writeAndFlush(frame);
         lastWrite[peer] = f;
         return f;
+    }
+
+    // ---- one-sided operations
+
+    @Override
+    public HostWindows windowsOf(int rank) {
+        if (rank != this.rank) throw new IllegalArgumentException("rank " + rank + " is in another process");
+        return windows;
+    }
+
+    /**
+     * Sends the put as RMA frames of at most {@link Wire#CHUNK} bytes that refer to {@code source} (the last one
+     * carries the signal), then waits until they are written, so {@code source} may be reused.
+     */
+    @Override
+    public void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
+                    int signal, int context) {
+        checkPoison();
+        ChannelFuture last = null;
+        long done = 0;
+        do {
+            int len = (int) Math.min(Wire.CHUNK, bytes - done);
+            boolean signals = done + len == bytes;
+            last = sendRma(peer, window, offset + done, source, sourceOffset + done, len, signals, signal, context);
+            done += len;
+        } while (done < bytes);
+        awaitConsumed(rank, last);
+    }
+
+    @Override
+    public void signal(int from, int peer, int signal, int context) {
+        checkPoison();
+        sendRma(peer, 0, 0, null, 0, 0, true, signal, context);
+    }
+
+    /** An RMA frame: the window in the description, the window offset in aux long, the signal in aux double. */
+    private @Nullable ChannelFuture sendRma(int peer, long window, long offset, @Nullable HostMemoryBlock source,
+                                            long sourceOffset, int len, boolean signals, int signal, int context) {
+        boolean copy = peer == rank;
+        ByteBuf frame = PooledByteBufAllocator.DEFAULT.directBuffer(Wire.DATA_HEADER + (copy ? len : 0));
+        frame.writeByte(Wire.DATA).writeByte(Wire.LANE_RMA).writeByte(signals ? Wire.FLAG_SIGNAL : 0)
+                .writeInt((int) window).writeLong(len).writeDouble(signal * 65536.0 + context).writeLong(offset);
+        if (len > 0) {
+            ByteBuffer src = source.bytes().duplicate();
+            src.limit((int) sourceOffset + len).position((int) sourceOffset);
+            if (copy) frame.writeBytes(src);
+            else frame = Unpooled.wrappedBuffer(frame, Unpooled.wrappedBuffer(src));
+        }
+        return dispatch(peer, Wire.LANE_RMA, frame);
+    }
+
+    /** Applies a peer's RMA frame on the network thread: the data into this rank's window, then its signal. */
+    private void land(int peer, ByteBuf frame) {
+        try {
+            int len = frame.readableBytes() - Wire.DATA_HEADER;
+            if (len > 0) {
+                ByteBuffer dst = windows.target(frame.getInt(Wire.AT_DESC), frame.getLong(Wire.AT_AUX_LONG), len);
+                frame.getBytes(Wire.DATA_HEADER, dst);
+            }
+            if ((frame.getByte(Wire.AT_FLAGS) & Wire.FLAG_SIGNAL) != 0) {
+                int code = (int) frame.getDouble(Wire.AT_AUX_DOUBLE);
+                windows.count(peer, code >>> 16, code & 0xffff);
+            }
+        } catch (RuntimeException e) {
+            poison("rank " + peer + "'s put does not fit rank " + rank + "'s windows: " + e.getMessage(), Errors.INVALID_USAGE, true);
+        }
+    }
+
+    /**
+     * Exchanges one value with every rank on the launch thread (window registration): a barrier that returns every
+     * rank's value, in rank order.
+     */
+    long[] exchange(long value) {
+        byte[] mine = ByteBuffer.allocate(8).putLong(value).array();
+        for (int k = 1; k < size; k++) sendControl((rank + k) % size, mine);
+        long[] all = new long[size];
+        all[rank] = value;
+        for (int k = 1; k < size; k++) {
+            int j = (rank - k + size) % size;
+            all[j] = ByteBuffer.wrap(receiveControl(j, 8)).getLong();
+        }
+        return all;
     }
 
     /** Waits until every frame this rank queued has been written, so the memory the frames refer to may change. */

@@ -55,10 +55,14 @@ final class Wire {
     static final int LANE_P2P = 2;
     /** Communicator management (split), read on the launch thread. */
     static final int LANE_CONTROL = 3;
-    static final int LANES = 4;
+    /** One-sided puts and signals: applied by the receiving rank's network thread, never queued for its stream. */
+    static final int LANE_RMA = 4;
+    static final int LANES = 5;
 
     /** Data frame flag: the aux long carries a PreMulSum scalar's raw bytes (a "device" scalar). */
     static final int FLAG_SCALAR_BYTES = 1;
+    /** On an RMA frame: count a signal after the payload landed (the signal index and context are in aux double). */
+    static final int FLAG_SIGNAL = 2;
 
     // Offsets inside a data frame (after the length prefix).
     static final int AT_LANE = 1;
