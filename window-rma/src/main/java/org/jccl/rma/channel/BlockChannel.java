@@ -137,8 +137,9 @@ public final class BlockChannel {
 
     /**
      * Sends every block of {@code blocks} (each at most {@link #blockBytes()} bytes, on this rank's device), in order;
-     * the producer rank only. Blocks are requested as slots free up, at most {@link #slots()} in flight; a block may
-     * be reused once the next one is requested. Emits the number of blocks sent once the consumer has confirmed the
+     * the producer rank only. Blocks are requested as slots free up, at most {@link #slots()} in flight; a block's
+     * memory may be reused once {@link #slots()} later blocks were requested (it was copied into the channel's window
+     * by then). Emits the number of blocks sent once the consumer has confirmed the
      * end; fails with the upstream's error, or {@link ChannelClosedException} if the consumer cancelled.
      */
     public Mono<Long> send(Publisher<Buffer> blocks) {
