@@ -75,7 +75,7 @@ final class ChannelLink {
         MemoryRef src = spi.memory(block);
         long at = windowRef.offset() + layout.slotOffset(sequence) + ChannelLayout.HEADER;
         long bytes = block.byteSize();
-        return spi.issue("channelCopy(" + bytes + " bytes)", List.of(block), Duration.ZERO,
+        return spi.issue("channelCopy(" + bytes + " bytes)", List.of(block, window.buffer()), Duration.ZERO,
                 stream -> spi.driver().copyAsync(windowRef.block(), at, src.block(), src.offset(), bytes, stream));
     }
 
@@ -93,8 +93,9 @@ final class ChannelLink {
         return issue(rma.waitSignalOperation(SignalWait.of(peer, count)));
     }
 
+    /** The work holds the window's and the pinned memory, so closing the channel never frees them under a copy. */
     private Work issue(String what, CommunicatorSpi.StreamTask task) {
-        return spi.issue(what, List.of(), Duration.ZERO, task);
+        return spi.issue(what, List.of(window.buffer(), pinned), Duration.ZERO, task);
     }
 
     private Work issue(StreamOperation op) {
