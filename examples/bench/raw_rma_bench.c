@@ -1,6 +1,6 @@
 /*
  * NCCL's one-sided calls measured from C with the method of jccl's RmaBench, to run in the same sitting:
- *   raw_rma_bench bandwidth [GPUs]   putSignal + waitSignal pairs, 8 B to 64 MiB, issued back to back, wall clock
+ *   raw_rma_bench bandwidth [GPUs]   putSignal + waitSignal pairs (one group each), 8 B to 32 MiB, back to back, wall clock
  *   raw_rma_bench latency [GPUs]     8 B put, then cudaEventQuery spun until the wait completed: p50/p99
  *   raw_rma_bench channel [GPUs]     the block channel's calls per block (header staged from pinned memory, block
  *                                    copied into the slot, one put, the consumer's wait and header read, its credit

@@ -9,6 +9,7 @@ import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
+import org.jccl.core.Group;
 import org.jccl.core.Jccl;
 import org.jccl.core.Work;
 import org.jccl.reactive.ReactiveCommunicator;
@@ -25,7 +26,7 @@ import reactor.core.publisher.Mono;
  * with the same method as {@code examples/bench/raw_rma_bench.c}, so the two can be run in one sitting.
  *
  * <pre>
- *   RmaBench bandwidth [GPUs]   putSignal + waitSignal, 8 B to 64 MiB: n pairs issued back to back, wall clock
+ *   RmaBench bandwidth [GPUs]   putSignal + waitSignal in one group, 8 B to 32 MiB: pairs issued back to back, wall clock
  *   RmaBench latency [GPUs]     8 B put, then the wait's completion seen by the host: p50/p99 of 2000 samples
  *   RmaBench channel [GPUs]     BlockChannel throughput, 64 KiB to 16 MiB blocks, 8 slots
  * </pre>
@@ -83,10 +84,7 @@ public final class RmaBench {
             for (int round = 0; round < 2; round++) { // a warm-up round, then the measured one
                 long start = System.nanoTime();
                 Work last = null;
-                for (int i = 0; i < iters; i++) {
-                    r0.putSignal(w0, source, bytes, DataType.UINT8, comms.size() - 1, 0);
-                    last = rl.waitSignal(SignalWait.of(0, 1));
-                }
+                for (int i = 0; i < iters; i++) last = pair(comms, r0, rl, w0, source, bytes);
                 last.get(120, TimeUnit.SECONDS);
                 double seconds = (System.nanoTime() - start) / 1e9;
                 if (round == 1) {
@@ -95,6 +93,15 @@ public final class RmaBench {
             }
         }
         release(ws);
+    }
+
+    /** One put and its wait in one group, as the raw loop issues them. */
+    private static Work pair(List<Communicator> comms, OneSided r0, OneSided rl, Window w0, Buffer source, long bytes) {
+        int last = comms.size() - 1;
+        return Group.create()
+                .add(comms.get(0), r0.putSignalOperation(w0, source, bytes, DataType.UINT8, last, 0, 0, 0))
+                .add(comms.get(last), rl.waitSignalOperation(SignalWait.of(0, 1)))
+                .submit();
     }
 
     private static void latency(List<Communicator> comms) throws Exception {
@@ -106,8 +113,7 @@ public final class RmaBench {
         long[] nanos = new long[samples];
         for (int i = -500; i < samples; i++) {
             long start = System.nanoTime();
-            r0.putSignal(ws.get(0), source, 8, DataType.UINT8, comms.size() - 1, 0);
-            Work wait = rl.waitSignal(SignalWait.of(0, 1));
+            Work wait = pair(comms, r0, rl, ws.get(0), source, 8);
             while (!wait.isDone()) Thread.onSpinWait();
             wait.join();
             if (i >= 0) nanos[i] = System.nanoTime() - start;

@@ -49,17 +49,17 @@ final class ChannelLink {
     }
 
     /** Copies {@code bytes} from pinned record {@code index} of {@code area} into the window at {@code windowOffset}. */
-    Work toWindow(int area, long index, long windowOffset, long bytes) {
+    StreamOperation toWindow(int area, long index, long windowOffset, long bytes) {
         long from = pinned(area, index);
-        return issue("channelStage(" + bytes + " bytes)", stream -> spi.driver().copyAsync(windowRef.block(),
-                windowRef.offset() + windowOffset, pinnedRef.block(), from, bytes, stream));
+        return new StreamOperation("stage(" + bytes + " bytes)", List.of(), stream -> spi.driver().copyAsync(
+                windowRef.block(), windowRef.offset() + windowOffset, pinnedRef.block(), from, bytes, stream));
     }
 
     /** Copies {@code bytes} of the window at {@code windowOffset} into pinned record {@code index} of {@code area}. */
-    Work fromWindow(long windowOffset, int area, long index, long bytes) {
+    StreamOperation fromWindow(long windowOffset, int area, long index, long bytes) {
         long to = pinned(area, index);
-        return issue("channelRead(" + bytes + " bytes)", stream -> spi.driver().copyAsync(pinnedRef.block(), to,
-                windowRef.block(), windowRef.offset() + windowOffset, bytes, stream));
+        return new StreamOperation("read(" + bytes + " bytes)", List.of(), stream -> spi.driver().copyAsync(
+                pinnedRef.block(), to, windowRef.block(), windowRef.offset() + windowOffset, bytes, stream));
     }
 
     private long pinned(int area, long index) {
@@ -71,34 +71,50 @@ final class ChannelLink {
     }
 
     /** Copies a producer's block into its slot's data, after the header. */
-    Work copyIn(Buffer block, long sequence) {
+    StreamOperation copyIn(Buffer block, long sequence) {
         MemoryRef src = spi.memory(block);
         long at = windowRef.offset() + layout.slotOffset(sequence) + ChannelLayout.HEADER;
         long bytes = block.byteSize();
-        return spi.issue("channelCopy(" + bytes + " bytes)", List.of(block, window.buffer()), Duration.ZERO,
+        return new StreamOperation("copy(" + bytes + " bytes)", List.of(block),
                 stream -> spi.driver().copyAsync(windowRef.block(), at, src.block(), src.offset(), bytes, stream));
     }
 
     /** Puts {@code bytes} of this rank's window at {@code from} into {@code peer}'s at {@code to}, and signals. */
-    Work put(long from, long to, long bytes, int peer) {
+    StreamOperation put(long from, long to, long bytes, int peer) {
         Buffer source = window.buffer().slice(from, bytes);
-        return issue(rma.putSignalOperation(window, source, bytes, DataType.UINT8, peer, to, 0, 0));
+        return rma.putSignalOperation(window, source, bytes, DataType.UINT8, peer, to, 0, 0);
     }
 
-    Work signal(int peer) {
-        return issue(rma.signalOperation(peer, 0, 0));
+    StreamOperation signal(int peer) {
+        return rma.signalOperation(peer, 0, 0);
     }
 
-    Work await(int peer, int count) {
-        return issue(rma.waitSignalOperation(SignalWait.of(peer, count)));
+    StreamOperation await(int peer, int count) {
+        return rma.waitSignalOperation(SignalWait.of(peer, count));
     }
 
-    /** The work holds the window's and the pinned memory, so closing the channel never frees them under a copy. */
-    private Work issue(String what, CommunicatorSpi.StreamTask task) {
-        return spi.issue(what, List.of(window.buffer(), pinned), Duration.ZERO, task);
+    /** {@code times} signals to {@code peer}, as one work. */
+    Work signals(int peer, int times) {
+        StreamOperation one = signal(peer);
+        StreamOperation[] all = new StreamOperation[times];
+        java.util.Arrays.fill(all, one);
+        return run(all);
     }
 
-    private Work issue(StreamOperation op) {
-        return spi.issue(op.what(), op.uses(), Duration.ZERO, op.task());
+    /**
+     * Issues {@code ops} as one work, enqueued back to back on the stream (one completion event for all: the channel's
+     * steps are small, and an event per step would cost more than the step). The work holds the window's and the
+     * pinned memory, so closing the channel never frees them under a pending copy.
+     */
+    Work run(StreamOperation... ops) {
+        List<Buffer> uses = new java.util.ArrayList<>(List.of(window.buffer(), pinned));
+        StringBuilder what = new StringBuilder("channel(");
+        for (int i = 0; i < ops.length; i++) {
+            uses.addAll(ops[i].uses());
+            what.append(i == 0 ? "" : ", ").append(ops[i].what());
+        }
+        return spi.issue(what.append(')').toString(), uses, Duration.ZERO, stream -> {
+            for (StreamOperation op : ops) op.task().enqueue(stream);
+        });
     }
 }

@@ -83,8 +83,8 @@ final class Consumer {
 
     private void issueWait() {
         long j = waitsIssued++;
-        link.await(producer, 1);
-        link.fromWindow(link.layout.slotOffset(j), ChannelLink.HEADERS, j, 24).whenComplete((v, e) -> header(j, e));
+        link.run(link.await(producer, 1), link.fromWindow(link.layout.slotOffset(j), ChannelLink.HEADERS, j, 24))
+                .whenComplete((v, e) -> header(j, e));
     }
 
     private void header(long j, @Nullable Throwable error) {
@@ -154,7 +154,7 @@ final class Consumer {
             releasedAhead = releasedAhead.get(advanced, Math.max(advanced, releasedAhead.length()));
             released += advanced;
             if (local == null && !cancelled && !closed) {
-                for (int k = 0; k < advanced; k++) link.signal(producer);
+                link.signals(producer, advanced);
                 creditsSent += advanced;
             }
             pump();
@@ -176,7 +176,7 @@ final class Consumer {
                 // One rank: stop the producer, then consume the signals of the puts it already issued.
                 local.consumerCancelled();
                 long owed = local.sent() - waitsIssued;
-                if (owed > 0) link.await(producer, Math.toIntExact(owed));
+                if (owed > 0) link.run(link.await(producer, Math.toIntExact(owed)));
                 waitsIssued += Math.max(0, owed);
                 closed = true;
                 return;
@@ -194,9 +194,9 @@ final class Consumer {
         r.putLong(0, kind).putLong(8, waitsIssued).putLong(16, creditsSent)
                 .putLong(24, ChannelLayout.check(kind, waitsIssued, creditsSent));
         long from = link.layout.closingSourceOffset();
-        link.toWindow(ChannelLink.RECORDS, 0, from, ChannelLayout.RECORD_BYTES);
-        link.put(from, link.layout.closingOffset(), ChannelLayout.RECORD_BYTES, producer);
-        for (int k = 0; k < slots; k++) link.signal(producer);
+        link.run(link.toWindow(ChannelLink.RECORDS, 0, from, ChannelLayout.RECORD_BYTES),
+                link.put(from, link.layout.closingOffset(), ChannelLayout.RECORD_BYTES, producer));
+        link.signals(producer, slots);
     }
 
     /** Whether the channel's signals are settled on this side (for tests and close). */

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Buffer;
 import org.jccl.core.Work;
+import org.jccl.core.spi.StreamOperation;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -148,8 +149,9 @@ final class Producer extends BaseSubscriber<Buffer> {
     private @Nullable Work fillers() {
         if (local != null) return null;
         Work last = null;
-        for (int k = 1; k < slots; k++, sent++) last = link.signal(consumer);
-        return last;
+        if (slots == 1) return null;
+        sent += slots - 1;
+        return link.signals(consumer, slots - 1);
     }
 
     /**
@@ -185,23 +187,26 @@ final class Producer extends BaseSubscriber<Buffer> {
         ByteBuffer header = link.host(ChannelLink.HEADERS, record);
         header.putLong(0, i).putLong(8, length).putLong(16, flags);
         long slot = link.layout.slotOffset(i);
-        link.toWindow(ChannelLink.HEADERS, record, slot, 24);
+        StreamOperation stage = link.toWindow(ChannelLink.HEADERS, record, slot, 24);
+        StreamOperation put = link.put(slot, slot, ChannelLayout.HEADER + length, consumer);
+        Work work;
         if (block != null) {
             blocks++;
-            link.copyIn(block, i);
+            work = link.run(stage, link.copyIn(block, i), put);
+        } else {
+            work = link.run(stage, put);
         }
-        Work put = link.put(slot, slot, ChannelLayout.HEADER + length, consumer);
-        put.whenComplete((v, e) -> putDone(e));
+        work.whenComplete((v, e) -> putDone(e));
         if (local != null) local.pump();
-        return put;
+        return work;
     }
 
     /** Waits for the next credit and reads the closing area after it. */
     private void creditStep() {
         long k = creditWaits++;
         recordsPending++;
-        link.await(consumer, 1);
-        link.fromWindow(link.layout.closingOffset(), ChannelLink.RECORDS, k, ChannelLayout.RECORD_BYTES)
+        link.run(link.await(consumer, 1),
+                        link.fromWindow(link.layout.closingOffset(), ChannelLink.RECORDS, k, ChannelLayout.RECORD_BYTES))
                 .whenComplete((v, e) -> record(k, e));
     }
 
@@ -237,7 +242,7 @@ final class Producer extends BaseSubscriber<Buffer> {
         }
         Work last = null;
         long owed = credits + 1 + slots - creditWaits;
-        if (owed > 0) last = link.await(consumer, Math.toIntExact(owed));
+        if (owed > 0) last = link.run(link.await(consumer, Math.toIntExact(owed)));
         creditWaits += Math.max(0, owed);
         Work settled = last;
         whenRecordFree(() -> {
