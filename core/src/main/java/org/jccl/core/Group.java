@@ -62,7 +62,9 @@ public final class Group {
     /**
      * Adds an operation of a module built on core (a window's put, a signal, a kernel launch) of
      * {@code communicator}; the module checked its arguments, and its buffers are checked open and on the
-     * communicator's device here.
+     * communicator's device here. Library calls it makes (a put, a wait) join the group in the order added; stream
+     * work it enqueues itself (a copy) runs when enqueued, before the group's library operations, as CUDA work does
+     * inside {@code ncclGroupStart}/{@code ncclGroupEnd}.
      */
     public Group add(Communicator communicator, StreamOperation operation) {
         Errors.requireArgument(communicator, "communicator");
