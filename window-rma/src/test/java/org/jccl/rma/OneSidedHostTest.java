@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -90,10 +91,16 @@ class OneSidedHostTest {
 
     @Test
     void signalIndicesAreCountedSeparatelyAndWaitsCoverSeveralPeers() throws Exception {
-        await(rma(1).signal(0, 2, 0), rma(2).signal(0, 2, 0), rma(2).signal(0, 1, 0), rma(2).signal(0));
+        await(rma(1).signal(0, 2, 0), rma(2).signal(0, 2, 0), rma(2).signal(0, 1, 0), rma(2).signal(0), rma(2).signal(0, 2, 1));
         Work w = rma(0).waitSignal(new SignalWait(1, 1, 2, 0), new SignalWait(2, 1, 2, 0), new SignalWait(2, 1, 1, 0),
-                SignalWait.of(2, 1));
+                SignalWait.of(2, 1), new SignalWait(2, 1, 2, 1));
         await(w);
+        // each (peer, index, context) counted alone: a signal on context 1 does not satisfy a wait on context 0
+        await(rma(1).signal(0, 3, 1));
+        Work other = rma(0).waitSignal(new SignalWait(1, 1, 3, 0));
+        org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !other.isDone());
+        await(rma(1).signal(0, 3, 0));
+        await(other, rma(0).waitSignal(new SignalWait(1, 1, 3, 1)));
         // cumulative: a wait issued before its signals completes once they arrive
         Work pending = rma(0).waitSignal(SignalWait.of(1, 2));
         await(rma(1).signal(0));
@@ -144,7 +151,7 @@ class OneSidedHostTest {
         assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, -1, DataType.FLOAT32, 1, 0));
         assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, 1, DataType.FLOAT32, RANKS, 0));
         assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, 1, DataType.FLOAT32, 1, 0, 4, 0));
-        assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, 1, DataType.FLOAT32, 1, 0, 0, 1));
+        assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, 1, DataType.FLOAT32, 1, 0, 0, 2));
         InvalidArgumentException notInWindow = assertThrows(InvalidArgumentException.class,
                 () -> r.putSignal(w, outside, 1, DataType.FLOAT32, 1, 0));
         assertTrue(notInWindow.getMessage().contains("COLL_SYMMETRIC"), notInWindow.getMessage());

@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 final class HostWindows {
     /** Signal indices the host backend accepts (NCCL 2.29 accepts only 0). */
     static final int SIGNALS = 4;
-    /** Contexts the host backend accepts (NCCL 2.29 accepts only 0). */
-    static final int CONTEXTS = 1;
+    /** Contexts the host backend accepts (NCCL 2.29 accepts only 0); each has its own counters. */
+    static final int CONTEXTS = 2;
 
     private record Region(HostMemoryBlock block, long offset, long bytes) {
     }
