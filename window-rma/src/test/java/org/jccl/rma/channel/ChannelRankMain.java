@@ -19,11 +19,13 @@ import org.jccl.rma.SignalWait;
 import org.jccl.rma.Window;
 import org.jccl.rma.WindowFlag;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * A rank of a two-process host-backend job (rank 0 produces, rank 1 consumes), joined through the rendezvous:
- * {@code check} puts random data across the processes and streams blocks of known content through a channel, each
- * checked; {@code endless} streams until the other process dies, then reports how the failure looked.
+ * A rank of a two-process job (rank 0 produces, rank 1 consumes), joined through the rendezvous: {@code check} puts
+ * random data across the processes and streams blocks of known content through a channel, each checked;
+ * {@code endless} streams until the other process dies, then reports how the failure looked. The host backend, or
+ * with a second argument {@code gpu} the GPU backend on the rank's local GPU (one process per GPU).
  */
 public final class ChannelRankMain {
     static final int SLOTS = 8;
@@ -34,16 +36,19 @@ public final class ChannelRankMain {
 
     public static void main(String[] args) throws Exception {
         String mode = args.length == 0 ? "check" : args[0];
-        Backend host = Jccl.backend(BackendKind.HOST);
+        boolean gpu = args.length > 1 && args[1].equals("gpu");
+        Backend backend = gpu ? Jccl.backend() : Jccl.backend(BackendKind.HOST);
         try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
             int rank = rdzv.rank();
-            UniqueId id = rdzv.shareUniqueIdNow("host-id", host::newUniqueId);
-            Communicator comm = host.initRank(id, rdzv.worldSize(), rank, -1).get(60, TimeUnit.SECONDS);
+            UniqueId id = rdzv.shareUniqueIdNow("id", backend::newUniqueId);
+            int device = gpu ? rdzv.localRank() : -1;
+            Communicator comm = backend.initRank(id, rdzv.worldSize(), rank, device).get(60, TimeUnit.SECONDS);
+            System.out.println("rank " + rank + " on " + comm.describe() + " device " + device);
             if (mode.equals("check")) {
                 putAcrossProcesses(comm);
-                channel(host, comm, 500);
+                channel(backend, comm, 500);
             } else {
-                channel(host, comm, Long.MAX_VALUE);
+                channel(backend, comm, Long.MAX_VALUE);
             }
             comm.close();
         }
@@ -67,11 +72,11 @@ public final class ChannelRankMain {
         w.buffer().close();
     }
 
-    private static void channel(Backend host, Communicator comm, long blocks) {
+    private static void channel(Backend backend, Communicator comm, long blocks) {
         ReactiveCommunicator shape = ReactiveCommunicator.of(comm);
         BlockChannel ch = BlockChannel.open(shape, 0, 1, SLOTS, BLOCK).block(Duration.ofSeconds(60));
         if (comm.rank() == 0) {
-            Buffer staging = host.allocate(-1, (long) BLOCK * SLOTS * 2);
+            Buffer staging = backend.allocate(comm.device(), (long) BLOCK * SLOTS * 2);
             Flux<Buffer> source = Flux.generate(() -> 0L, (i, sink) -> {
                 Buffer b = staging.slice((i % (SLOTS * 2)) * BLOCK, BLOCK);
                 b.write(0, new long[] {i, i * 7919});
@@ -79,6 +84,7 @@ public final class ChannelRankMain {
                 if (i + 1 == blocks) sink.complete();
                 return i + 1;
             });
+            source = source.subscribeOn(Schedulers.boundedElastic()); // the writes copy to the device: off the event thread
             try {
                 System.out.println("producer sent " + ch.send(source).block(Duration.ofSeconds(120)));
             } catch (RuntimeException e) {
@@ -88,7 +94,8 @@ public final class ChannelRankMain {
             AtomicLong received = new AtomicLong();
             AtomicLong wrong = new AtomicLong();
             try {
-                ch.receive().doOnNext(b -> {
+                // reads copy from the device synchronously: off the event thread
+                ch.receive().publishOn(Schedulers.boundedElastic()).doOnNext(b -> {
                     long[] v = b.data().readLongs(0, 2);
                     if (v[0] != b.sequence() || v[1] != b.sequence() * 7919) wrong.incrementAndGet();
                     if (received.incrementAndGet() == 10) System.out.println("consumer receiving");
