@@ -156,9 +156,6 @@ final class NetworkClique implements HostTransport {
             poisonCode = code;
             poisoned = reason;
         }
-        HostComm comm = owner;
-        if (comm != null) comm.fail(code, "the communicator's clique failed: " + reason);
-        ready.completeExceptionally(CliqueFailedException.poisoned(reason, code));
         if (tell) {
             for (Channel ch : peers) {
                 if (ch == null || !ch.isActive()) continue;
@@ -167,7 +164,12 @@ final class NetworkClique implements HostTransport {
                 ch.writeAndFlush(b);
             }
         }
+        // Shut down before the failure is visible: whoever reacts to it (closing the communicator, counting the
+        // network's users) must find the clique's connections and network lease already given back.
         shutDown(false);
+        HostComm comm = owner;
+        if (comm != null) comm.fail(code, "the communicator's clique failed: " + reason);
+        ready.completeExceptionally(CliqueFailedException.poisoned(reason, code));
     }
 
     @Override
