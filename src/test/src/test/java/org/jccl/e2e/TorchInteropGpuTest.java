@@ -43,6 +43,9 @@ class TorchInteropGpuTest {
         Backend nccl = Jccl.backend(BackendKind.NCCL);
         assumeTrue(nccl.deviceCount() >= 2, "needs 2 GPUs, found " + nccl.deviceCount());
         assumeTrue(torchPresent(), "python3 with torch is not installed");
+        int torchNccl = torchNcclVersion();
+        assumeTrue(torchNccl == nccl.version(), "the ranks of one communicator need one NCCL version: torch's is "
+                + torchNccl + ", jccl loaded " + nccl.describe());
 
         Path script = dir.resolve("torch_peer.py");
         try (InputStream in = TorchInteropGpuTest.class.getResourceAsStream("torch_peer.py")) {
@@ -122,6 +125,20 @@ class TorchInteropGpuTest {
             return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (Exception e) {
             return false;
+        }
+    }
+
+    /** The version of the NCCL library torch's Python package ships, as {@code ncclGetVersion} reports it; -1 if unknown. */
+    private static int torchNcclVersion() {
+        String script = "import ctypes, os, nvidia.nccl\n"
+                + "lib = ctypes.CDLL(os.path.join(list(nvidia.nccl.__path__)[0], 'lib', 'libnccl.so.2'))\n"
+                + "v = ctypes.c_int()\nlib.ncclGetVersion(ctypes.byref(v))\nprint(v.value)\n";
+        try {
+            Process p = new ProcessBuilder("python3", "-c", script).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0 ? Integer.parseInt(out) : -1;
+        } catch (Exception e) {
+            return -1;
         }
     }
 
