@@ -2,6 +2,8 @@ package org.jccl.rma.channel;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jccl.core.Buffer;
 import org.jccl.core.DataType;
@@ -97,7 +99,7 @@ final class ChannelLink {
     Work signals(int peer, int times) {
         StreamOperation one = signal(peer);
         StreamOperation[] all = new StreamOperation[times];
-        java.util.Arrays.fill(all, one);
+        Arrays.fill(all, one);
         return run(all);
     }
 
@@ -107,7 +109,7 @@ final class ChannelLink {
      * pinned memory, so closing the channel never frees them under a pending copy.
      */
     Work run(StreamOperation... ops) {
-        List<Buffer> uses = new java.util.ArrayList<>(List.of(window.buffer(), pinned));
+        List<Buffer> uses = new ArrayList<>(List.of(window.buffer(), pinned));
         StringBuilder what = new StringBuilder("channel(");
         for (int i = 0; i < ops.length; i++) {
             uses.addAll(ops[i].uses());

@@ -1,6 +1,7 @@
 package org.jccl.rma.channel;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Buffer;
 import org.jccl.core.Work;
@@ -39,7 +40,7 @@ final class Producer extends BaseSubscriber<Buffer> {
     /** Headers staged through the pinned records, in order: record {@code staged % slots} is the next. */
     private long staged;
     /** Headers staged but waiting for their pinned record to be free (its previous put still pending). */
-    private final java.util.ArrayDeque<Runnable> waitingForRecord = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Runnable> waitingForRecord = new ArrayDeque<>();
     private long creditWaits;
     private int recordsPending;
     private boolean terminal;
