@@ -300,4 +300,67 @@ int ncclWaitSignal(int nDesc, stub_wait_desc* descs, stub_comm* c, void* st) {
     return op_result(nDesc > 0 && descs[0].opCnt > 0 ? (size_t) descs[0].opCnt : 0, c);
 }
 #endif
+#if STUB_VERSION >= 22800
+/*
+ * Device communicators: the requirements are logged as bytes (56 of them before 2.29, the header's size from 2.29);
+ * lsaBarrierCount 1001..1006 fails with result 1..6. The device communicator written has rank, nRanks, lsaRank = rank,
+ * lsaSize = nRanks and the requested GIN contexts, signals and counters where each version keeps them.
+ */
+int ncclDevCommCreate(stub_comm* c, const char* reqs, char* out) {
+    size_t size = 56;
+    int base = 0;
+#if STUB_VERSION >= 22900
+    memcpy(&size, reqs, sizeof(size));
+    base = 16;
+#endif
+    stub_log("ncclDevCommCreate comm=%p requirements=%s", (void*) c, stub_hex(reqs, size));
+    int barriers, contexts, signals, counters;
+    memcpy(&barriers, reqs + base + 24, 4);
+    memcpy(&contexts, reqs + base + 44, 4);
+    memcpy(&signals, reqs + base + 48, 4);
+    memcpy(&counters, reqs + base + 52, 4);
+    if (barriers >= 1001 && barriers <= 1006) return barriers - 1000;
+    memcpy(out, &c->rank, 4);
+    memcpy(out + 4, &c->nranks, 4);
+    memcpy(out + 12, &c->rank, 4);
+    memcpy(out + 16, &c->nranks, 4);
+    memcpy(out + 180, &signals, 4);
+    memcpy(out + 188, &counters, 4);
+#if STUB_VERSION >= 22900
+    memcpy(out + 200, &contexts, 4);
+#else
+    out[136] = (char) contexts;
+#endif
+    return 0;
+}
+int ncclDevCommDestroy(stub_comm* c, const char* devComm) {
+    int rank;
+    memcpy(&rank, devComm, 4);
+    stub_log("ncclDevCommDestroy comm=%p rank=%d", (void*) c, rank);
+    return 0;
+}
+#endif
+
+#if STUB_VERSION >= 22900
+/* Checks the versioned header, then reports device API support without multimem or GIN. */
+int ncclCommQueryProperties(stub_comm* c, char* p) {
+    size_t size;
+    unsigned magic, version;
+    memcpy(&size, p, sizeof(size));
+    memcpy(&magic, p + 8, 4);
+    memcpy(&version, p + 12, 4);
+    stub_log("ncclCommQueryProperties comm=%p size=%zu magic=%x version=%u", (void*) c, size, magic, version);
+    if (magic != 0xcafebeefu || size < 52) return 4;
+    int ints[4] = {c->rank, c->nranks, c->device, c->device};
+    memcpy(p + 16, ints, sizeof(ints));
+    p[32] = 1;
+    p[33] = 0;
+    int gin = 0, teams = 1;
+    memcpy(p + 36, &gin, 4);
+    memcpy(p + 40, &teams, 4);
+    p[44] = 1;
+    memcpy(p + 48, &gin, 4);
+    return 0;
+}
+#endif
 #endif

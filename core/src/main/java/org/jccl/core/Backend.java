@@ -16,8 +16,10 @@ import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.KernelRuntime;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.spi.SerialWorker;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -181,6 +183,21 @@ public final class Backend {
         int[] devices = new int[n];
         for (int i = 0; i < n; i++) devices[i] = driver.hasDevices() ? i : DriverConstants.HOST_DEVICE;
         return initAll(devices, CommOptions.defaults());
+    }
+
+    /**
+     * This backend's kernels (loading code images, launching them, the run-time compiler), for modules such as the
+     * device API; opened on first use.
+     *
+     * @throws org.jccl.core.error.UnsupportedFeatureException on the host backend, or without a loadable driver API
+     */
+    public KernelRuntime kernels() {
+        return driver.kernels();
+    }
+
+    /** The file the collective library was loaded from, or null (host backend). */
+    public @Nullable String libraryFile() {
+        return driver.libraryFile();
     }
 
     // ---- engine side

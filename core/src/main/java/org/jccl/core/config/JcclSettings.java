@@ -31,6 +31,17 @@ public final class JcclSettings {
     public static final Setting RCCL_LIBRARY = new Setting("jccl.rccl.library", "JCCL_RCCL_LIBRARY", "librccl.so:librccl.so.1");
     /** The HIP runtime to load. */
     public static final Setting HIP_RUNTIME = new Setting("jccl.hip.runtime", "JCCL_HIP_RUNTIME", "libamdhip64.so:libamdhip64.so.6");
+    /** The CUDA driver API, for kernels launched from Java ({@code cuLibraryLoadData}, {@code cuLaunchKernel}). */
+    public static final Setting CUDA_DRIVER = new Setting("jccl.cuda.driver", "JCCL_CUDA_DRIVER", "libcuda.so.1");
+    /** NVRTC, for kernels compiled at run time; without it images still load. */
+    public static final Setting NVRTC_LIBRARY = new Setting("jccl.nvrtc.library", "JCCL_NVRTC_LIBRARY",
+            "libnvrtc.so.13:libnvrtc.so.12:/usr/local/cuda/lib64/libnvrtc.so.13:/usr/local/cuda/lib64/libnvrtc.so.12");
+    /** NCCL's headers for run-time compiled kernels; empty: the {@code include} folder beside the loaded library. */
+    public static final Setting NCCL_INCLUDE = new Setting("jccl.nccl.include", "JCCL_NCCL_INCLUDE", "");
+    /** The CUDA toolkit's headers for run-time compiled kernels; empty: {@code $CUDA_HOME/include}, else /usr/local/cuda. */
+    public static final Setting CUDA_INCLUDE = new Setting("jccl.cuda.include", "JCCL_CUDA_INCLUDE", "");
+    /** Where compiled kernels are cached per device architecture; {@code none} keeps them in memory only. */
+    public static final Setting KERNEL_CACHE = new Setting("jccl.kernel.cache", "JCCL_KERNEL_CACHE", "~/.cache/jccl/kernels");
     /** Default work timeout ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
     public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
     /** {@code abort_communicator} or {@code report}. */
@@ -128,6 +139,7 @@ public final class JcclSettings {
 
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
+            CUDA_DRIVER, NVRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
             TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,

@@ -12,7 +12,7 @@ import org.bytedeco.javacpp.annotation.Platform;
  * Output values go into caller-supplied arrays, so the hot path (launch, record, poll) creates no Java objects.
  * The context argument is the value {@link #jn_open} returned.
  */
-@Platform(include = "jccl_native.h", link = "dl")
+@Platform(include = {"jccl_native.h", "jccl_kernels.h"}, link = "dl")
 final class NativeApi {
     static {
         Loader.load();
@@ -202,4 +202,69 @@ final class NativeApi {
     static native String jn_rt_error_string(long ctx, int code);
 
     static native int jn_rt_version(long ctx, int[] version);
+
+    // ---- jccl_kernels.h: the device API's host calls, then the driver API and NVRTC (their own context, "k")
+
+    static native String jn_nccl_file(long ctx);
+
+    static native int jn_comm_query_properties(long ctx, long comm, byte[] properties);
+
+    static native int jn_dev_comm_create(long ctx, long comm, long requirements, long devComm);
+
+    static native int jn_dev_comm_destroy(long ctx, long comm, long devComm);
+
+    static native long jk_open(String driverCandidates, String rtcCandidates, byte[] error, int errorLength);
+
+    static native int jk_driver_function_count();
+
+    static native String jk_driver_function_name(int index);
+
+    static native int jk_driver_function_present(long k, int index);
+
+    static native int jk_rtc_loaded(long k);
+
+    static native int jk_rtc_function_count();
+
+    static native String jk_rtc_function_name(int index);
+
+    static native int jk_rtc_function_present(long k, int index);
+
+    static native String jk_driver_path(long k);
+
+    static native String jk_rtc_path(long k);
+
+    static native String jk_error_name(long k, int code);
+
+    static native String jk_error_string(long k, int code);
+
+    static native int jk_driver_version(long k, int[] version);
+
+    static native int jk_library_load(long k, byte[] image, long[] library);
+
+    static native int jk_library_unload(long k, long library);
+
+    static native int jk_library_kernel(long k, long library, String name, long[] kernel);
+
+    static native int jk_kernel_param(long k, long kernel, int index, long[] offset, long[] size);
+
+    static native int jk_kernel_attribute(long k, int[] value, int attribute, long kernel, int device);
+
+    static native int jk_launch(long k, long kernel, int[] dims, int sharedBytes, long stream, byte[] arguments, int[] offsets, int n);
+
+    static native int jk_rtc_version(long k, int[] version);
+
+    static native String jk_rtc_error_string(long k, int code);
+
+    static native int jk_rtc_compile(long k, byte[] source, String name, int nHeaders, byte[] headers, int nOptions,
+                                     byte[] options, long[] program);
+
+    static native int jk_rtc_log_size(long k, long program, long[] size);
+
+    static native int jk_rtc_log(long k, long program, byte[] log);
+
+    static native int jk_rtc_code_size(long k, long program, int cubin, long[] size);
+
+    static native int jk_rtc_code(long k, long program, int cubin, byte[] code);
+
+    static native int jk_rtc_destroy(long k, long program);
 }

@@ -11,6 +11,9 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.CommMemoryStats;
 import org.jccl.core.spi.Backoff;
+import org.jccl.core.spi.CommProperties;
+import org.jccl.core.spi.DevCommHandle;
+import org.jccl.core.spi.DevCommRequirements;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
@@ -406,6 +409,45 @@ final class NcclComm implements DriverComm {
         }
         int code = NativeApi.jn_wait_signal(lib.ctx, waits.length, descriptors, handle, stream.handle());
         driver.finish(this, code, "ncclWaitSignal");
+    }
+
+    /** {@code ncclCommQueryProperties} with the structure laid out for the loaded version. */
+    @Override
+    public CommProperties queryProperties() {
+        lib.features.require(Feature.COMM_QUERY_PROPERTIES);
+        byte[] properties = DeviceApiLayout.emptyProperties(lib.version);
+        check(NativeApi.jn_comm_query_properties(lib.ctx, handle, properties), "ncclCommQueryProperties");
+        return DeviceApiLayout.properties(properties);
+    }
+
+    /**
+     * {@code ncclDevCommCreate} into native memory the handle owns. Inside a group NCCL writes the device communicator
+     * at the group's end; outside one, a non-blocking communicator finishes it in the background, which is waited out
+     * as for windows.
+     */
+    @Override
+    public DevCommHandle devCommCreate(DevCommRequirements requirements) {
+        lib.features.require(Feature.DEV_COMM_CREATE);
+        NcclDevComm devComm = new NcclDevComm(DeviceApiLayout.requirements(requirements, lib.version, lib.features.library()),
+                lib.version);
+        try {
+            int code = NativeApi.jn_dev_comm_create(lib.ctx, handle, devComm.requirementsAddress(), devComm.devCommAddress());
+            if (nonBlocking && !driver.inGroup() && (code == Errors.SUCCESS || code == Errors.IN_PROGRESS)) {
+                awaitNotInProgress("ncclDevCommCreate");
+            } else {
+                driver.finish(this, code, "ncclDevCommCreate");
+            }
+            return devComm;
+        } catch (RuntimeException e) {
+            devComm.free();
+            throw e;
+        }
+    }
+
+    @Override
+    public void devCommDestroy(DevCommHandle devComm) {
+        lib.features.require(Feature.DEV_COMM_DESTROY);
+        complete(NativeApi.jn_dev_comm_destroy(lib.ctx, handle, ((NcclDevComm) devComm).devCommAddress()), "ncclDevCommDestroy");
     }
 
     @Override

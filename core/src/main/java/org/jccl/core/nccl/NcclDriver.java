@@ -15,6 +15,7 @@ import org.jccl.core.OpKind;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
@@ -22,6 +23,7 @@ import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.KernelRuntime;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
@@ -53,6 +55,7 @@ public final class NcclDriver implements Driver {
     private final ThreadLocal<GroupState> groups = ThreadLocal.withInitial(GroupState::new);
     private long[] pollHandles = new long[64];
     private volatile @Nullable Boolean allDevicesHaveFp8;
+    private volatile @Nullable NcclKernels kernels;
 
     private NcclDriver(NativeLibrary lib) {
         this.lib = lib;
@@ -93,6 +96,32 @@ public final class NcclDriver implements Driver {
     public int version() {
         return lib.version;
     }
+    /**
+     * CUDA's driver API and NVRTC, opened on first use; RCCL's HIP module API is not wired yet.
+     *
+     * @throws UnsupportedFeatureException on RCCL, or when the driver API cannot be loaded
+     */
+    @Override
+    public KernelRuntime kernels() {
+        NcclKernels k = kernels;
+        if (k != null) return k;
+        synchronized (this) {
+            if (kernels == null) {
+                if (lib.kind == BackendKind.RCCL) {
+                    throw new UnsupportedFeatureException("hipModuleLaunchKernel", "jccl's RCCL backend (kernels from Java"
+                            + " are wired for CUDA only)", LibraryVersions.format(lib.version), null);
+                }
+                kernels = NcclKernels.open(JcclSettings.CUDA_DRIVER.value(), JcclSettings.NVRTC_LIBRARY.value());
+            }
+            return kernels;
+        }
+    }
+
+    @Override
+    public String libraryFile() {
+        return NativeApi.jn_nccl_file(lib.ctx);
+    }
+
 
     @Override
     public Features features() {

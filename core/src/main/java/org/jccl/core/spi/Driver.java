@@ -5,6 +5,7 @@ import java.util.List;
 import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DeviceInfo;
+import org.jccl.core.error.UnsupportedFeatureException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -130,4 +131,24 @@ public interface Driver {
 
     /** The error string the library gives a {@code ncclResult_t}, or null. */
     @Nullable String resultString(int code);
+
+    /**
+     * The file the collective library was loaded from, resolved to a path (its headers are usually in
+     * {@code ../include} beside it), or null for backends without one.
+     */
+    default @Nullable String libraryFile() {
+        return null;
+    }
+
+    /**
+     * The backend's kernels: loading images, launching kernels on streams, compiling source at run time. Opened on
+     * first use.
+     *
+     * @throws UnsupportedFeatureException where the backend has no kernels (host) or the driver
+     *                                     API cannot be loaded
+     */
+    default KernelRuntime kernels() {
+        throw new UnsupportedFeatureException("kernels launched from Java", describe(),
+                String.valueOf(version()), null);
+    }
 }

@@ -164,6 +164,30 @@ public interface DriverComm {
         throw unsupported("ncclWaitSignal");
     }
 
+    /**
+     * {@code ncclCommQueryProperties} (NCCL 2.29+): what the communicator supports.
+     *
+     * @throws UnsupportedFeatureException if the library lacks it
+     */
+    default CommProperties queryProperties() {
+        throw unsupported("ncclCommQueryProperties");
+    }
+
+    /**
+     * {@code ncclDevCommCreate}, collective: a device communicator meeting {@code requirements}. Inside a group its
+     * fields are written at the group's end, so the handle is read only after the issuing work completed.
+     *
+     * @throws UnsupportedFeatureException if the library lacks it, or lacks a requirement that is set
+     */
+    default DevCommHandle devCommCreate(DevCommRequirements requirements) {
+        throw unsupported("ncclDevCommCreate");
+    }
+
+    /** {@code ncclDevCommDestroy}, collective; no kernel using it may still run. Does not free the handle. */
+    default void devCommDestroy(DevCommHandle devComm) {
+        throw unsupported("ncclDevCommDestroy");
+    }
+
     private UnsupportedFeatureException unsupported(String function) {
         return new UnsupportedFeatureException(function, getClass().getSimpleName(), "n/a", null);
     }
