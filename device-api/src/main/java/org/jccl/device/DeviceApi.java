@@ -1,0 +1,222 @@
+package org.jccl.device;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
+import org.jccl.core.Communicator;
+import org.jccl.core.Group;
+import org.jccl.core.Work;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.UnsupportedFeatureException;
+import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.spi.DevCommHandle;
+import org.jccl.core.spi.Feature;
+import org.jccl.core.spi.KernelRuntime;
+import org.jccl.core.spi.StreamOperation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * NCCL's device API for one communicator: its {@link DeviceProperties}, device communicators
+ * ({@code ncclDevCommCreate}) and kernels launched on its stream. Everything is issued in call order with the
+ * communicator's other operations and completes on the event thread; no call waits for the GPU.
+ *
+ * <pre>{@code
+ * DeviceApi api = DeviceApi.of(comm);
+ * DeviceComm devComm = api.create(DeviceCommRequirements.builder().lsaBarrierCount(4).build()).join(); // every rank
+ * Kernel fill = KernelLibrary.load(backend, KernelCompiler.of(backend).compile(source, comm.device())).kernel("fill");
+ * api.launch(fill, LaunchConfig.of(4, 256), KernelArgs.create().window(win).deviceComm(devComm).float32(42f).int64(n));
+ * }</pre>
+ */
+public final class DeviceApi {
+    private static final Map<Communicator, DeviceApi> BY_COMMUNICATOR = new WeakHashMap<>();
+
+    private final Communicator communicator;
+    private final CommunicatorSpi spi;
+    private volatile @Nullable CompletableFuture<DeviceProperties> properties;
+
+    private DeviceApi(Communicator communicator) {
+        this.communicator = communicator;
+        this.spi = communicator.spi();
+    }
+
+    /** The device API of {@code communicator} (one instance per communicator). */
+    public static DeviceApi of(Communicator communicator) {
+        Errors.requireArgument(communicator, "communicator");
+        synchronized (BY_COMMUNICATOR) {
+            return BY_COMMUNICATOR.computeIfAbsent(communicator, DeviceApi::new);
+        }
+    }
+
+    public Communicator communicator() {
+        return communicator;
+    }
+
+    /** What the communicator supports, asked once ({@code ncclCommQueryProperties} on its launch thread, where present). */
+    public CompletableFuture<DeviceProperties> properties() {
+        CompletableFuture<DeviceProperties> p = properties;
+        if (p != null) return p;
+        synchronized (this) {
+            if (properties == null) {
+                boolean hasDeviceApi = communicator.backend().features().has(Feature.DEV_COMM_CREATE);
+                if (communicator.backend().features().has(Feature.COMM_QUERY_PROPERTIES)) {
+                    properties = spi.call("ncclCommQueryProperties",
+                            () -> DeviceProperties.queried(spi.driverComm().queryProperties(), hasDeviceApi));
+                } else {
+                    properties = CompletableFuture.completedFuture(DeviceProperties.known(communicator.rank(),
+                            communicator.size(), communicator.device(), hasDeviceApi));
+                }
+            }
+            return properties;
+        }
+    }
+
+    /**
+     * Creates a device communicator, collectively: every rank calls it with the same requirements. Checked first
+     * against {@link #properties()}; issued in order with the communicator's operations.
+     *
+     * @throws UnsupportedFeatureException (at once, or through the future) for a library without device
+     *                                     communicators or a requirement the communicator cannot meet
+     */
+    public CompletableFuture<DeviceComm> create(DeviceCommRequirements requirements) {
+        Errors.requireArgument(requirements, "requirements");
+        communicator.backend().features().require(Feature.DEV_COMM_CREATE);
+        return properties().thenCompose(p -> {
+            check(p, requirements);
+            DevCommHandle[] created = new DevCommHandle[1];
+            Work w = spi.issue(describeCreate(requirements), List.of(), communicator.options().timeout(),
+                    stream -> created[0] = spi.driverComm().devCommCreate(requirements.values()));
+            return w.handle((v, error) -> made(created[0], error, requirements));
+        });
+    }
+
+    /**
+     * Creates device communicators on several communicators of this process together, in one group, as one thread
+     * driving several GPUs must ({@code ncclGroupStart}, {@code ncclDevCommCreate} on each, {@code ncclGroupEnd}).
+     */
+    public static CompletableFuture<List<DeviceComm>> createAll(List<Communicator> communicators, DeviceCommRequirements requirements) {
+        Errors.requireArgument(communicators, "communicators");
+        Errors.requireArgument(requirements, "requirements");
+        if (communicators.isEmpty()) throw new InvalidArgumentException("createAll needs at least one communicator");
+        List<CompletableFuture<DeviceProperties>> checks = new ArrayList<>();
+        for (Communicator c : communicators) {
+            Errors.requireArgument(c, "communicator");
+            c.backend().features().require(Feature.DEV_COMM_CREATE);
+            checks.add(of(c).properties().thenApply(p -> {
+                check(p, requirements);
+                return p;
+            }));
+        }
+        return CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0])).thenCompose(v -> {
+            AtomicReferenceArray<DevCommHandle> created = new AtomicReferenceArray<>(communicators.size());
+            Group group = Group.create();
+            for (int i = 0; i < communicators.size(); i++) {
+                int index = i;
+                CommunicatorSpi s = communicators.get(i).spi();
+                group.add(communicators.get(i), new StreamOperation(describeCreate(requirements), List.of(),
+                        stream -> created.set(index, s.driverComm().devCommCreate(requirements.values()))));
+            }
+            return group.submit().handle((done, error) -> {
+                List<DeviceComm> out = new ArrayList<>();
+                for (int i = 0; i < communicators.size(); i++) {
+                    out.add(of(communicators.get(i)).made(created.get(i), error, requirements));
+                }
+                return out;
+            });
+        });
+    }
+
+    /** The device communicator once its work completed, or the failure (freeing what was made). */
+    private DeviceComm made(@Nullable DevCommHandle handle, @Nullable Throwable error, DeviceCommRequirements requirements) {
+        if (error != null || handle == null) {
+            if (handle != null) handle.free();
+            throw error != null ? Errors.unwrap(error) : new IllegalStateException("ncclDevCommCreate made nothing");
+        }
+        return new DeviceComm(communicator, handle, requirements);
+    }
+
+    private static String describeCreate(DeviceCommRequirements r) {
+        return "devCommCreate(lsaBarriers=" + r.values().lsaBarrierCount() + ", barriers=" + r.values().barrierCount()
+                + (r.needsGin() ? ", gin" : "") + (r.values().lsaMultimem() ? ", multimem" : "") + ")";
+    }
+
+    /** Refuses requirements the properties say the communicator cannot meet; unknown properties check nothing. */
+    static void check(DeviceProperties p, DeviceCommRequirements r) {
+        String where = "communicator rank " + p.rank() + "/" + p.size() + " on device " + p.device();
+        if (p.deviceApiSupport().equals(Optional.of(false))) {
+            throw new UnsupportedFeatureException("ncclDevCommCreate", where + " (NCCL reports no device API support)",
+                    "n/a", null);
+        }
+        if (r.values().lsaMultimem() && p.multimemSupport().equals(Optional.of(false))) {
+            throw new UnsupportedFeatureException("lsaMultimem", where + " (NCCL reports no multimem support)", "n/a", null);
+        }
+        if (r.needsGin() && p.ginType().equals(Optional.of(GinType.NONE))) {
+            throw new UnsupportedFeatureException("GIN (signals, counters, rail barriers)", where
+                    + " (NCCL reports no GPU-initiated networking)", "n/a", null);
+        }
+    }
+
+    /**
+     * Launches {@code kernel} on the communicator's stream, after everything issued before. Checked first: the
+     * configuration against the kernel and device, the arguments against the kernel's parameters and the
+     * communicator. The work keeps every buffer, window and device communicator of {@code args} alive, and the
+     * kernel's library loaded, until it completes.
+     *
+     * @throws InvalidArgumentException for a configuration or argument the kernel or device refuses
+     * @throws org.jccl.core.error.InvalidUsageException for a closed library, window or device communicator
+     */
+    public Work launch(Kernel kernel, LaunchConfig config, KernelArgs args) {
+        return launch(kernel, config, args, communicator.options().timeout());
+    }
+
+    /** {@link #launch(Kernel, LaunchConfig, KernelArgs)} with its own timeout (zero for none). */
+    public Work launch(Kernel kernel, LaunchConfig config, KernelArgs args, Duration timeout) {
+        Errors.requireArgument(timeout, "timeout");
+        Errors.requireArgument(kernel, "kernel");
+        Errors.requireArgument(config, "config");
+        Errors.requireArgument(args, "args");
+        KernelRuntime runtime = kernel.library().runtime();
+        int device = communicator.device();
+        int maxThreads = runtime.maxThreadsPerBlock(kernel.handle(), device);
+        if (config.threadsPerBlock() > maxThreads) {
+            throw new InvalidArgumentException(kernel.name() + " runs at most " + maxThreads + " threads per block on device "
+                    + device + ", not " + config.threadsPerBlock());
+        }
+        int maxShared = runtime.maxDynamicSharedBytes(kernel.handle(), device);
+        if (config.sharedBytes() > maxShared) {
+            throw new InvalidArgumentException(kernel.name() + " may use at most " + maxShared + " bytes of dynamic shared"
+                    + " memory on device " + device + ", not " + config.sharedBytes());
+        }
+        KernelArgs.Marshalled m = args.marshal(kernel, spi);
+        int[] dims = config.dims();
+        String what = "launch(" + kernel.name() + ", " + config + ")";
+        Supplier<Work> issue = () -> {
+            kernel.library().launchStarted();
+            Work w;
+            try {
+                w = spi.issue(what, m.buffers(), timeout, stream -> {
+                    for (DeviceComm d : m.deviceComms()) d.checkNotDestroyed();
+                    runtime.launch(kernel.handle(), dims, config.sharedBytes(), stream, m.bytes(), m.offsets());
+                });
+            } catch (RuntimeException e) {
+                kernel.library().launchEnded();
+                throw e;
+            }
+            w.whenComplete((v, error) -> kernel.library().launchEnded());
+            return w;
+        };
+        return whileOpen(m.deviceComms(), 0, issue);
+    }
+
+    /** Issues while every device communicator is open, so that none's destruction can come before the launch. */
+    private static Work whileOpen(List<DeviceComm> deviceComms, int from, Supplier<Work> issue) {
+        if (from == deviceComms.size()) return issue.get();
+        return deviceComms.get(from).whileOpen(() -> whileOpen(deviceComms, from + 1, issue));
+    }
+}

@@ -1,0 +1,48 @@
+package org.jccl.device.kotlin
+
+import kotlinx.coroutines.reactor.awaitSingle
+import kotlinx.coroutines.reactor.awaitSingleOrNull
+import org.jccl.device.DeviceApi
+import org.jccl.device.DeviceComm
+import org.jccl.device.DeviceCommRequirements
+import org.jccl.device.DeviceProperties
+import org.jccl.device.Kernel
+import org.jccl.device.KernelArgs
+import org.jccl.device.LaunchConfig
+import org.jccl.device.reactive.ReactiveDeviceApi
+import org.jccl.reactive.kotlin.CoroutineCommunicator
+
+/**
+ * The coroutine shape of [DeviceApi]: each call issues when called and suspends until it completes, holding no
+ * thread. Cancelling the caller only detaches; an issued kernel still runs to completion.
+ */
+class CoroutineDeviceApi(
+    /** The reactive shape this wraps. */
+    val reactive: ReactiveDeviceApi,
+) {
+    /** The core shape. */
+    val core: DeviceApi get() = reactive.core()
+
+    /** [DeviceApi.properties]. */
+    suspend fun properties(): DeviceProperties = reactive.properties().awaitSingle()
+
+    /** [DeviceApi.create]: collective; suspends until every rank created it. */
+    suspend fun create(requirements: DeviceCommRequirements): DeviceComm = reactive.create(requirements).awaitSingle()
+
+    /** [DeviceComm.closeAsync]: destroyed after the kernels issued before. */
+    suspend fun close(deviceComm: DeviceComm) {
+        reactive.close(deviceComm).awaitSingleOrNull()
+    }
+
+    /** [DeviceApi.launch]; resumes when the kernel completed. */
+    suspend fun launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs) {
+        reactive.launch(kernel, config, args).awaitSingleOrNull()
+    }
+}
+
+/** The device API of this communicator, as suspend functions. */
+fun CoroutineCommunicator.deviceApi(): CoroutineDeviceApi = CoroutineDeviceApi(ReactiveDeviceApi.of(reactive))
+
+/** Builds [DeviceCommRequirements]: `deviceCommRequirements { lsaBarrierCount(4) }`. */
+fun deviceCommRequirements(block: DeviceCommRequirements.Builder.() -> Unit): DeviceCommRequirements =
+    DeviceCommRequirements.builder().apply(block).build()

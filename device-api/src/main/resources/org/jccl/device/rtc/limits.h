@@ -1,0 +1,3 @@
+/* jccl: <limits.h> for NVRTC, from libcu++. */
+#pragma once
+#include <cuda/std/climits>
