@@ -183,12 +183,13 @@ public final class DeviceApi {
         Errors.requireArgument(args, "args");
         KernelRuntime runtime = kernel.library().runtime();
         int device = communicator.device();
-        int maxThreads = runtime.maxThreadsPerBlock(kernel.handle(), device);
+        Kernel.Limits limits = kernel.limits(device);
+        int maxThreads = limits.maxThreadsPerBlock();
         if (config.threadsPerBlock() > maxThreads) {
             throw new InvalidArgumentException(kernel.name() + " runs at most " + maxThreads + " threads per block on device "
                     + device + ", not " + config.threadsPerBlock());
         }
-        int maxShared = runtime.maxDynamicSharedBytes(kernel.handle(), device);
+        int maxShared = limits.maxDynamicSharedBytes();
         if (config.sharedBytes() > maxShared) {
             throw new InvalidArgumentException(kernel.name() + " may use at most " + maxShared + " bytes of dynamic shared"
                     + " memory on device " + device + ", not " + config.sharedBytes());

@@ -1,7 +1,9 @@
 package org.jccl.device;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,6 +15,7 @@ public final class Kernel {
     private final String name;
     private final long handle;
     private final long @Nullable [] parameterSizes;
+    private final Map<Integer, Limits> limits = new ConcurrentHashMap<>();
 
     Kernel(KernelLibrary library, String name, long handle, long @Nullable [] parameterSizes) {
         this.library = library;
@@ -41,6 +44,15 @@ public final class Kernel {
 
     long handle() {
         return handle;
+    }
+
+    /** What a block of it may use on {@code device}: asked of the driver once per device. */
+    record Limits(int maxThreadsPerBlock, int maxDynamicSharedBytes) {
+    }
+
+    Limits limits(int device) {
+        return limits.computeIfAbsent(device, d -> new Limits(library.runtime().maxThreadsPerBlock(handle, d),
+                library.runtime().maxDynamicSharedBytes(handle, d)));
     }
 
     @Override

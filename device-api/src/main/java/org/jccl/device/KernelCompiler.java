@@ -33,13 +33,14 @@ import org.jspecify.annotations.Nullable;
  * <p>The include setup NVRTC needs (it has neither the C library's headers nor nvcc's GNU mode): jccl's small
  * stand-ins for {@code <stdint.h>} and the like (in memory), NCCL's headers from beside the library
  * ({@code jccl.nccl.include}) adapted as {@link NcclHeaders} says, the CUDA toolkit's headers and its libcu++
- * ({@code jccl.cuda.include}), {@code -default-device}, and GIN's proxy and GDAKI backends left out
- * ({@code NCCL_GIN_PROXY_ENABLE=0}, {@code NCCL_GIN_GDAKI_ENABLE=0}: their headers need GNU extensions). A kernel
- * using GIN is compiled with nvcc instead and loaded as an image.
+ * ({@code jccl.cuda.include}), {@code -default-device}, and GPU-initiated networking left out: its proxy and GDAKI
+ * backends ({@code NCCL_GIN_PROXY_ENABLE=0}, {@code NCCL_GIN_GDAKI_ENABLE=0}) need GNU extensions, and without a
+ * backend NCCL 2.29's GIN functions do not compile, so their header is skipped (its include guard defined). LSA
+ * pointers and barriers, teams and windows all work; a kernel using GIN is compiled with nvcc and loaded as an image.
  */
 public final class KernelCompiler {
     private static final List<String> STAND_INS = List.of("stdint.h", "stddef.h", "stdbool.h", "limits.h", "stdio.h",
-            "stdlib.h", "math.h", "errno.h", "linux/types.h");
+            "stdlib.h", "math.h", "errno.h", "linux/types.h", "cstdint", "type_traits", "cassert", "algorithm", "new");
     private static final Map<Backend, KernelCompiler> BY_BACKEND = new ConcurrentHashMap<>();
     private static final ExecutorService COMPILING = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "jccl-kernel-compiler");
@@ -122,7 +123,8 @@ public final class KernelCompiler {
     /** The NVRTC options jccl passes for {@code source} on an architecture such as {@code sm_90}. */
     public List<String> options(KernelSource source, String arch) {
         List<String> options = new ArrayList<>(List.of("--std=c++17", "-arch=" + arch, "-default-device",
-                "-diag-suppress=1866", "-DNCCL_GIN_PROXY_ENABLE=0", "-DNCCL_GIN_GDAKI_ENABLE=0"));
+                "-diag-suppress=1866", "-DNCCL_GIN_PROXY_ENABLE=0", "-DNCCL_GIN_GDAKI_ENABLE=0",
+                "-D_NCCL_DEVICE_GIN_SESSION__FUNCS_H_"));
         Path nccl = NcclHeaders.find(JcclSettings.NCCL_INCLUDE.value(), backend.libraryFile());
         if (nccl != null) {
             Path folder = cacheFolder();

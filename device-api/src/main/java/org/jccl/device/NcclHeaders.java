@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
@@ -65,12 +66,19 @@ final class NcclHeaders {
             Files.writeString(staging.resolve(UTILITY), adapted);
             try {
                 Files.move(staging, copy, StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException raced) { // another process made it first
+            } catch (IOException raced) { // another process made it first: keep its copy, drop ours
                 if (!Files.exists(copy.resolve(UTILITY))) throw raced;
+                deleteTree(staging);
             }
             return copy;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare NCCL's headers from " + include + " in " + cache, e);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) Files.delete(f);
         }
     }
 
