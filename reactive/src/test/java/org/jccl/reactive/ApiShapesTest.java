@@ -80,6 +80,9 @@ class ApiShapesTest {
             entry("Communicator.close()", "blocks the caller until drained: ReactiveCommunicator keeps it as the same"
                     + " blocking AutoCloseable.close(); both shapes have closeAsync(), which does not block"),
             entry("Backend.kind()", QUERY),
+            entry("Backend.kernels()", "the device-api module's access to the driver API and NVRTC (an SPI object, not an"
+                    + " operation); device-api has its own reactive and Kotlin shapes"),
+            entry("Backend.libraryFile()", QUERY),
             entry("Backend.describe()", QUERY),
             entry("Backend.version()", QUERY),
             entry("Backend.features()", QUERY),

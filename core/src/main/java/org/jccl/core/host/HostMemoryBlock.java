@@ -1,6 +1,5 @@
 package org.jccl.core.host;
 
-import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
@@ -17,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Host-backend memory: a 64-byte aligned, native-order direct buffer, freed deterministically when the last
- * reference goes. Its {@link #address()} comes from a synthetic, page-aligned address space that never reuses an
+ * reference goes ({@link DirectMemory}). Its {@link #address()} comes from a synthetic, page-aligned address space that never reuses an
  * address, so live blocks never overlap and offsets are preserved, which is all overlap validation needs, while
  * the backend stays pure Java. Typed whole-block views are made once, so the data path allocates nothing.
  */
@@ -27,7 +26,7 @@ final class HostMemoryBlock extends MemoryBlock {
     private static final AtomicLong NEXT_ADDRESS = new AtomicLong(1L << 40);
     private static final int ALIGNMENT = 64;
 
-    private final ByteBuffer allocation;
+    private final DirectMemory.Allocation allocation;
     private final ByteBuffer data;
     private final FloatBuffer floats;
     private final DoubleBuffer doubles;
@@ -35,10 +34,10 @@ final class HostMemoryBlock extends MemoryBlock {
     private final LongBuffer longs;
     private final ShortBuffer shorts;
 
-    private HostMemoryBlock(long address, ByteBuffer allocation, ByteBuffer data, MemoryKind kind) {
-        super(address, data.capacity(), DriverConstants.HOST_DEVICE, kind);
+    private HostMemoryBlock(long address, DirectMemory.Allocation allocation, MemoryKind kind) {
+        super(address, allocation.buffer().capacity(), DriverConstants.HOST_DEVICE, kind);
         this.allocation = allocation;
-        this.data = data;
+        this.data = allocation.buffer().order(ByteOrder.nativeOrder());
         this.floats = data.asFloatBuffer();
         this.doubles = data.asDoubleBuffer();
         this.ints = data.asIntBuffer();
@@ -52,12 +51,8 @@ final class HostMemoryBlock extends MemoryBlock {
             throw new InvalidArgumentException("the host backend allocates 1.." + (Integer.MAX_VALUE - ALIGNMENT)
                     + " bytes per buffer, not " + bytes);
         }
-        ByteBuffer raw = ByteBuffer.allocateDirect((int) bytes + ALIGNMENT);
-        int misalignment = raw.alignmentOffset(0, ALIGNMENT);
-        int start = misalignment == 0 ? 0 : ALIGNMENT - misalignment;
-        ByteBuffer aligned = raw.slice(start, (int) bytes).order(ByteOrder.nativeOrder());
         long span = (bytes + PAGE - 1) / PAGE * PAGE + PAGE;
-        return new HostMemoryBlock(NEXT_ADDRESS.getAndAdd(span), raw, aligned, kind);
+        return new HostMemoryBlock(NEXT_ADDRESS.getAndAdd(span), DirectMemory.allocate((int) bytes, ALIGNMENT), kind);
     }
 
     /** The whole block; absolute indices only (the buffer is shared by all threads). */
@@ -94,25 +89,6 @@ final class HostMemoryBlock extends MemoryBlock {
 
     @Override
     protected void free() {
-        Cleaner.free(allocation);
-    }
-
-    /** Frees direct memory now through {@code sun.misc.Unsafe.invokeCleaner} (jdk.unsupported), else leaves it to GC. */
-    private static final class Cleaner {
-        private static final sun.misc.@Nullable Unsafe UNSAFE = find();
-
-        private static sun.misc.@Nullable Unsafe find() {
-            try {
-                Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
-                f.setAccessible(true);
-                return (sun.misc.Unsafe) f.get(null);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return null;
-            }
-        }
-
-        static void free(ByteBuffer buffer) {
-            if (UNSAFE != null) UNSAFE.invokeCleaner(buffer);
-        }
+        allocation.free();
     }
 }

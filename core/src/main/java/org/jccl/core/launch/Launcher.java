@@ -142,6 +142,11 @@ public final class Launcher {
     private Process start(int rank, int port, String secret) throws java.io.IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // GPU ranks load jccl's JNI library; JDK 24+ warns about that unless native access is enabled (JDK 22+ has
+        // the option). A user's own setting wins.
+        if (Runtime.version().feature() >= 22 && arguments.jvmArgs().stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
+            cmd.add("--enable-native-access=ALL-UNNAMED");
+        }
         cmd.addAll(arguments.jvmArgs());
         if (!arguments.runsJar()) {
             cmd.add("-cp");
