@@ -16,9 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.jccl.core.Backend;
+import org.jccl.core.BackendKind;
 import org.jccl.core.DeviceInfo;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.CompiledCode;
 import org.jccl.core.spi.KernelRuntime;
@@ -37,6 +39,10 @@ import org.jspecify.annotations.Nullable;
  * backends ({@code NCCL_GIN_PROXY_ENABLE=0}, {@code NCCL_GIN_GDAKI_ENABLE=0}) need GNU extensions, and without a
  * backend NCCL 2.29's GIN functions do not compile, so their header is skipped (its include guard defined). LSA
  * pointers and barriers, teams and windows all work; a kernel using GIN is compiled with nvcc and loaded as an image.
+ *
+ * <p>On the RCCL backend hipRTC compiles the source as it is (clang needs no stand-ins) into a code object for the
+ * current device, with RCCL's headers beside the library on the include path; this path has run only against stub
+ * libraries.
  */
 public final class KernelCompiler {
     private static final List<String> STAND_INS = List.of("stdint.h", "stddef.h", "stdbool.h", "limits.h", "stdio.h",
@@ -52,9 +58,11 @@ public final class KernelCompiler {
     private final Map<String, KernelImage> compiled = new ConcurrentHashMap<>();
     private final Map<String, String> standIns;
     private final String prelude;
+    private final boolean hip;
 
     private KernelCompiler(Backend backend) {
         this.backend = backend;
+        this.hip = backend.kind() == BackendKind.RCCL;
         Map<String, String> headers = new LinkedHashMap<>();
         for (String name : STAND_INS) headers.put(name, resource("rtc/" + name));
         this.standIns = Map.copyOf(headers);
@@ -90,25 +98,26 @@ public final class KernelCompiler {
         Errors.requireArgument(source, "source");
         KernelRuntime runtime = backend.kernels();
         if (!runtime.canCompile()) {
-            throw new UnsupportedFeatureException("nvrtcCompileProgram", String.valueOf(runtime.compilerProblem()), "none", null);
+            throw new UnsupportedFeatureException("run-time compilation", String.valueOf(runtime.compilerProblem()), "none", null);
         }
+        if (hip && ptx) throw new InvalidUsageException("PTX is NVIDIA's: on the RCCL backend compile() makes a code object");
         DeviceInfo info = backend.deviceInfo(device);
         String arch = (ptx ? "compute_" : "sm_") + info.computeMajor() + info.computeMinor();
-        List<String> options = options(source, arch);
-        String key = NcclHeaders.digest(String.join("\n", options) + "\n" + runtime.compilerVersion() + "\n"
+        List<String> options = hip ? hipOptions(source) : options(source, arch);
+        String key = NcclHeaders.digest(backend.kind() + "\n" + String.join("\n", options) + "\n" + runtime.compilerVersion() + "\n"
                 + backend.version() + "\n" + prelude + standIns + "\n" + source.code());
         KernelImage image = compiled.get(key);
         if (image != null) return image;
         Path folder = cacheFolder();
         Path cached = folder == null ? null : folder.resolve(key + (ptx ? ".ptx" : ".cubin"));
         if (cached != null && Files.exists(cached)) {
-            image = ptx ? KernelImage.ptx(read(cached)) : KernelImage.cubin(read(cached));
+            image = ptx ? KernelImage.ptx(read(cached)) : hip ? KernelImage.codeObject(read(cached)) : KernelImage.cubin(read(cached));
         } else {
-            String code = prelude + "#line 1 \"" + source.name() + "\"\n" + source.code();
-            CompiledCode out = runtime.compile(code, source.name(), standIns, options);
+            String code = hip ? source.code() : prelude + "#line 1 \"" + source.name() + "\"\n" + source.code();
+            CompiledCode out = runtime.compile(code, source.name(), hip ? Map.of() : standIns, options);
             byte[] bytes = ptx ? out.ptx() : out.cubin();
             if (!out.succeeded() || bytes == null) throw new KernelCompileException(source.name(), hint(out.log()));
-            image = ptx ? KernelImage.ptx(bytes) : KernelImage.cubin(bytes);
+            image = ptx ? KernelImage.ptx(bytes) : hip ? KernelImage.codeObject(bytes) : KernelImage.cubin(bytes);
             if (cached != null) write(cached, bytes);
         }
         compiled.put(key, image);
@@ -131,6 +140,15 @@ public final class KernelCompiler {
             options.add("-I" + NcclHeaders.compilable(nccl, folder != null ? folder : temporaryFolder()));
         }
         for (Path cuda : cudaIncludes()) options.add("-I" + cuda);
+        options.addAll(source.options());
+        return options;
+    }
+
+    /** hipRTC's options: C++17, RCCL's headers if found beside the library, the source's own. */
+    private List<String> hipOptions(KernelSource source) {
+        List<String> options = new ArrayList<>(List.of("-std=c++17"));
+        Path rccl = NcclHeaders.find(JcclSettings.NCCL_INCLUDE.value(), backend.libraryFile());
+        if (rccl != null) options.add("-I" + rccl);
         options.addAll(source.options());
         return options;
     }

@@ -7,7 +7,7 @@ import org.jccl.core.error.InvalidArgumentException;
 
 /**
  * Compiled device code to load: PTX text (JIT-compiled by the driver for the device it runs on), a cubin for one
- * architecture, or a fatbin holding several.
+ * architecture, a fatbin holding several, or (RCCL backend) an AMD GPU code object.
  *
  * @param format what the bytes are
  * @param bytes  the image (PTX ends with its NUL)
@@ -15,7 +15,7 @@ import org.jccl.core.error.InvalidArgumentException;
 public record KernelImage(Format format, byte[] bytes) {
     /** The image formats the driver loads. */
     public enum Format {
-        PTX, CUBIN, FATBIN
+        PTX, CUBIN, FATBIN, CODE_OBJECT
     }
 
     public KernelImage {
@@ -44,6 +44,11 @@ public record KernelImage(Format format, byte[] bytes) {
 
     public static KernelImage fatbin(byte[] fatbin) {
         return new KernelImage(Format.FATBIN, fatbin);
+    }
+
+    /** An AMD GPU code object (hipcc {@code --genco}, hipRTC), for the RCCL backend. */
+    public static KernelImage codeObject(byte[] codeObject) {
+        return new KernelImage(Format.CODE_OBJECT, codeObject);
     }
 
     /** A copy of the bytes. */

@@ -36,6 +36,8 @@ public final class JcclSettings {
     /** NVRTC, for kernels compiled at run time; without it images still load. */
     public static final Setting NVRTC_LIBRARY = new Setting("jccl.nvrtc.library", "JCCL_NVRTC_LIBRARY",
             "libnvrtc.so.13:libnvrtc.so.12:/usr/local/cuda/lib64/libnvrtc.so.13:/usr/local/cuda/lib64/libnvrtc.so.12");
+    /** hipRTC, for kernels compiled at run time on the RCCL backend. */
+    public static final Setting HIPRTC_LIBRARY = new Setting("jccl.hiprtc.library", "JCCL_HIPRTC_LIBRARY", "libhiprtc.so:libhiprtc.so.6");
     /** NCCL's headers for run-time compiled kernels; empty: the {@code include} folder beside the loaded library. */
     public static final Setting NCCL_INCLUDE = new Setting("jccl.nccl.include", "JCCL_NCCL_INCLUDE", "");
     /** The CUDA toolkit's headers for run-time compiled kernels; empty: {@code $CUDA_HOME/include}, else /usr/local/cuda. */
@@ -139,7 +141,7 @@ public final class JcclSettings {
 
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            CUDA_DRIVER, NVRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
+            CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
             TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,

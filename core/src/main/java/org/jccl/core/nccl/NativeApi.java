@@ -213,11 +213,11 @@ final class NativeApi {
 
     static native int jn_dev_comm_destroy(long ctx, long comm, long devComm);
 
-    static native long jk_open(String driverCandidates, String rtcCandidates, byte[] error, int errorLength);
+    static native long jk_open(int hip, String driverCandidates, String rtcCandidates, byte[] error, int errorLength);
 
     static native int jk_driver_function_count();
 
-    static native String jk_driver_function_name(int index);
+    static native String jk_driver_function_name(long k, int index);
 
     static native int jk_driver_function_present(long k, int index);
 
@@ -225,7 +225,7 @@ final class NativeApi {
 
     static native int jk_rtc_function_count();
 
-    static native String jk_rtc_function_name(int index);
+    static native String jk_rtc_function_name(long k, int index);
 
     static native int jk_rtc_function_present(long k, int index);
 

@@ -3,6 +3,7 @@ package org.jccl.core.nccl;
 import java.util.List;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.LongPointer;
+import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
@@ -428,6 +429,11 @@ final class NcclComm implements DriverComm {
     @Override
     public DevCommHandle devCommCreate(DevCommRequirements requirements) {
         lib.features.require(Feature.DEV_COMM_CREATE);
+        if (lib.kind == BackendKind.RCCL) {
+            // jccl lays the structures out from NCCL's headers and has checked them against no RCCL build.
+            throw new UnsupportedFeatureException("ncclDevCommCreate", lib.ncclPath + " (RCCL's device-communicator layout is"
+                    + " not verified by jccl)", lib.features.version(), null);
+        }
         NcclDevComm devComm = new NcclDevComm(DeviceApiLayout.requirements(requirements, lib.version, lib.features.library()),
                 lib.version);
         try {

@@ -97,9 +97,9 @@ public final class NcclDriver implements Driver {
         return lib.version;
     }
     /**
-     * CUDA's driver API and NVRTC, opened on first use; RCCL's HIP module API is not wired yet.
+     * CUDA's driver API and NVRTC, or HIP's module API and hipRTC, opened on first use.
      *
-     * @throws UnsupportedFeatureException on RCCL, or when the driver API cannot be loaded
+     * @throws UnsupportedFeatureException when the driver API cannot be loaded
      */
     @Override
     public KernelRuntime kernels() {
@@ -107,11 +107,9 @@ public final class NcclDriver implements Driver {
         if (k != null) return k;
         synchronized (this) {
             if (kernels == null) {
-                if (lib.kind == BackendKind.RCCL) {
-                    throw new UnsupportedFeatureException("hipModuleLaunchKernel", "jccl's RCCL backend (kernels from Java"
-                            + " are wired for CUDA only)", LibraryVersions.format(lib.version), null);
-                }
-                kernels = NcclKernels.open(JcclSettings.CUDA_DRIVER.value(), JcclSettings.NVRTC_LIBRARY.value());
+                kernels = lib.kind == BackendKind.RCCL
+                        ? HipKernels.open(lib.runtimePath, JcclSettings.HIPRTC_LIBRARY.value())
+                        : NcclKernels.open(JcclSettings.CUDA_DRIVER.value(), JcclSettings.NVRTC_LIBRARY.value());
             }
             return kernels;
         }

@@ -17,9 +17,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Kernels on CUDA: the driver API's context-independent library calls ({@code cuLibraryLoadData},
  * {@code cuLibraryGetKernel}, {@code cuKernelGetParamInfo}, {@code cuLaunchKernel}) and NVRTC, both loaded at run time
- * by {@code jccl_kernels.h}.
+ * by {@code jccl_kernels.h}. {@link HipKernels} adapts it to HIP's per-device modules.
  */
-final class NcclKernels implements KernelRuntime {
+class NcclKernels implements KernelRuntime {
     private static final int CUDA_ERROR_INVALID_VALUE = 1;
     private static final int CUDA_ERROR_INVALID_IMAGE = 200;
     private static final int CUDA_ERROR_NOT_FOUND = 500;
@@ -28,14 +28,14 @@ final class NcclKernels implements KernelRuntime {
     /** jccl_kernels.h packs at most this many parameters. */
     static final int MAX_PARAMETERS = 256;
 
-    private final long k;
+    final long k;
     private final String driverPath;
     private final int driverVersion;
     private final boolean rtcLoaded;
     private final String rtcPathOrProblem;
     private final int rtcVersion;
 
-    private NcclKernels(long k) {
+    NcclKernels(long k) {
         this.k = k;
         this.driverPath = NativeApi.jk_driver_path(k);
         int[] v = new int[2];
@@ -44,9 +44,10 @@ final class NcclKernels implements KernelRuntime {
         this.rtcPathOrProblem = NativeApi.jk_rtc_path(k);
         this.rtcVersion = rtcLoaded && NativeApi.jk_rtc_version(k, v) == 0 ? v[0] * 1000 + v[1] * 10 : 0;
         for (int i = 0; i < NativeApi.jk_driver_function_count(); i++) {
-            if (NativeApi.jk_driver_function_present(k, i) == 0 && !NativeApi.jk_driver_function_name(i).equals("cuKernelGetParamInfo")) {
-                throw new LibraryUnavailableException(driverPath + " is not a usable CUDA driver for kernels: it lacks "
-                        + NativeApi.jk_driver_function_name(i) + " (CUDA 12.0 or newer is needed)");
+            String name = NativeApi.jk_driver_function_name(k, i);
+            if (NativeApi.jk_driver_function_present(k, i) == 0 && !name.isEmpty() && !name.equals("cuKernelGetParamInfo")) {
+                throw new LibraryUnavailableException(driverPath + " is not a usable driver for kernels: it lacks " + name
+                        + (name.startsWith("cu") ? " (CUDA 12.0 or newer is needed)" : ""));
             }
         }
     }
@@ -57,15 +58,19 @@ final class NcclKernels implements KernelRuntime {
      * @throws UnsupportedFeatureException naming every file tried when the driver API cannot be loaded
      */
     static NcclKernels open(String driverCandidates, String rtcCandidates) {
+        return new NcclKernels(openNative(false, driverCandidates, rtcCandidates));
+    }
+
+    static long openNative(boolean hip, String driverCandidates, String rtcCandidates) {
         byte[] error = new byte[8192];
-        long k = NativeApi.jk_open(driverCandidates, rtcCandidates, error, error.length);
+        long k = NativeApi.jk_open(hip ? 1 : 0, driverCandidates, rtcCandidates, error, error.length);
         if (k == 0) {
             int n = 0;
             while (n < error.length && error[n] != 0) n++;
-            throw new UnsupportedFeatureException("kernels launched from Java",
-                    "the CUDA driver API (" + new String(error, 0, n, StandardCharsets.UTF_8) + ")", "none loaded", null);
+            throw new UnsupportedFeatureException("kernels launched from Java", (hip ? "HIP's module API" : "the CUDA driver API")
+                    + " (" + new String(error, 0, n, StandardCharsets.UTF_8) + ")", "none loaded", null);
         }
-        return new NcclKernels(k);
+        return k;
     }
 
     @Override
@@ -74,7 +79,8 @@ final class NcclKernels implements KernelRuntime {
                 + (rtcLoaded ? "NVRTC " + rtcVersion / 1000 + "." + rtcVersion % 1000 / 10 + " (" + rtcPathOrProblem + ")" : "no NVRTC");
     }
 
-    private void check(int code, String what) {
+    /** Throws the typed exception for a failed driver call (HIP's codes mirror CUDA's). */
+    void check(int code, String what) {
         if (code == 0) return;
         if (code == NativeApi.MISSING) throw new LibraryUnavailableException(driverPath + " lacks the function behind " + what);
         String name = NativeApi.jk_error_name(k, code);
@@ -178,12 +184,17 @@ final class NcclKernels implements KernelRuntime {
             if (program[0] == 0) throw rtcFailure(code, "nvrtcCreateProgram");
             String log = log(program[0]);
             if (code != 0) return new CompiledCode(false, log.isEmpty() ? rtcError(code) : log, null, null);
-            byte[] ptx = code(program[0], false);
-            boolean realArchitecture = options.stream().anyMatch(o -> o.matches("(-arch|--gpu-architecture)=?sm_.*"));
-            return new CompiledCode(true, log, ptx, realArchitecture ? code(program[0], true) : null);
+            return compiled(log, program[0], options);
         } finally {
             if (program[0] != 0) NativeApi.jk_rtc_destroy(k, program[0]);
         }
+    }
+
+    /** What a successful compile produced: the PTX, and the cubin when the options named a real architecture. */
+    CompiledCode compiled(String log, long program, List<String> options) {
+        byte[] ptx = code(program, false);
+        boolean realArchitecture = options.stream().anyMatch(o -> o.matches("(-arch|--gpu-architecture)=?sm_.*"));
+        return new CompiledCode(true, log, ptx, realArchitecture ? code(program, true) : null);
     }
 
     private String log(long program) {
@@ -196,7 +207,7 @@ final class NcclKernels implements KernelRuntime {
         return new String(log, 0, n, StandardCharsets.UTF_8).strip();
     }
 
-    private byte[] code(long program, boolean cubin) {
+    byte[] code(long program, boolean cubin) {
         long[] size = new long[1];
         rtcCheck(NativeApi.jk_rtc_code_size(k, program, cubin ? 1 : 0, size), cubin ? "nvrtcGetCUBINSize" : "nvrtcGetPTXSize");
         byte[] code = new byte[(int) size[0]];

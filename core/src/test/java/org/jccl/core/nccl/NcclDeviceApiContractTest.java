@@ -46,6 +46,8 @@ class NcclDeviceApiContractTest {
     static Path cuda;
     static Path cudaWithoutParamInfo;
     static Path nvrtc;
+    static Path hip;
+    static Path hiprtc;
 
     @BeforeAll
     static void build() throws Exception {
@@ -59,6 +61,10 @@ class NcclDeviceApiContractTest {
         StubLibraries.compile(List.of("gcc", "-shared", "-fPIC", "-O1", "-DSTUB_NO_PARAM_INFO", "-o", cudaWithoutParamInfo.toString(),
                 sources.resolve("stub_cuda.c").toString(), "-ldl"));
         StubLibraries.compile(List.of("gcc", "-shared", "-fPIC", "-O1", "-o", nvrtc.toString(), sources.resolve("stub_nvrtc.c").toString(), "-ldl"));
+        hip = dir.resolve("libamdhip64.so");
+        hiprtc = dir.resolve("libhiprtc.so");
+        StubLibraries.compile(List.of("gcc", "-shared", "-fPIC", "-O1", "-DSTUB_HIP", "-o", hip.toString(), sources.resolve("stub_cuda.c").toString(), "-ldl"));
+        StubLibraries.compile(List.of("gcc", "-shared", "-fPIC", "-O1", "-DSTUB_HIP", "-o", hiprtc.toString(), sources.resolve("stub_nvrtc.c").toString(), "-ldl"));
     }
 
     static DriverComm comm(StubLibraries stubs) {
@@ -202,5 +208,36 @@ class NcclDeviceApiContractTest {
         assertFalse(noCompiler.canCompile());
         assertTrue(noCompiler.compilerProblem().contains("libnvrtc-absent.so"), noCompiler.compilerProblem());
         assertThrows(UnsupportedFeatureException.class, () -> noCompiler.compile("x", "x.cu", Map.of(), List.of()));
+    }
+
+    @Test
+    void hipLoadsAModuleOnEachDeviceAtItsFirstLaunchThere() throws Exception {
+        HipKernels k = HipKernels.open(hip.toString(), hiprtc.toString());
+        long image = k.loadImage("kernel fill 8 4\n\0".getBytes(StandardCharsets.UTF_8));
+        long fill = k.kernel(image, "fill");
+        assertNull(k.parameterSizes(fill), "HIP cannot tell parameter sizes: unchecked, not guessed");
+        assertEquals(1024, k.maxThreadsPerBlock(fill, 1), "before the module is on the device: AMD's maximum");
+        NcclDriver driver = v229.open();
+        DriverStream stream = driver.createStream(1);
+        byte[] args = new byte[16];
+        args[8] = 0x44;
+        k.launch(fill, new int[] {1, 1, 1, 64, 1, 1}, 0, stream, args, new int[] {0, 8});
+        k.launch(fill, new int[] {1, 1, 1, 64, 1, 1}, 0, stream, args, new int[] {0, 8});
+        List<String> log = Files.readAllLines(Path.of(hip + ".log"));
+        assertEquals(1, log.stream().filter(l -> l.startsWith("hipModuleLoadData")).count(), "loaded once on device 1");
+        String launch = log.stream().filter(l -> l.startsWith("hipModuleLaunchKernel")).findFirst().orElseThrow();
+        assertEquals("0000000000000000,44000000", field(launch, "params"));
+        assertEquals(256, k.maxThreadsPerBlock(fill, 1), "once loaded: the function's own limit");
+        long missing = k.kernel(image, "nope");
+        assertThrows(InvalidArgumentException.class, () -> k.launch(missing, new int[] {1, 1, 1, 1, 1, 1}, 0, stream, args, new int[] {0}));
+        k.unloadImage(image);
+        assertTrue(Files.readAllLines(Path.of(hip + ".log")).stream().anyMatch(l -> l.startsWith("hipModuleUnload")));
+        assertThrows(InvalidArgumentException.class, () -> k.kernel(image, "fill"));
+
+        CompiledCode code = k.compile("kernel fill 8\n", "fill.hip", Map.of(), List.of("-std=c++17"));
+        assertTrue(code.succeeded());
+        assertNull(code.ptx(), "hipRTC makes a code object, no PTX");
+        assertEquals("kernel fill 8\n\0", new String(code.cubin(), StandardCharsets.UTF_8));
+        assertTrue(Files.readAllLines(Path.of(hiprtc + ".log")).contains("hiprtcCompileProgram options=-std=c++17"));
     }
 }
