@@ -14,6 +14,7 @@ import org.jccl.core.Group;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.CommunicatorSpi;
 import org.jccl.core.spi.DevCommHandle;
@@ -169,7 +170,7 @@ public final class DeviceApi {
      * kernel's library loaded, until it completes.
      *
      * @throws InvalidArgumentException for a configuration or argument the kernel or device refuses
-     * @throws org.jccl.core.error.InvalidUsageException for a closed library, window or device communicator
+     * @throws InvalidUsageException    for a closed library, window or device communicator
      */
     public Work launch(Kernel kernel, LaunchConfig config, KernelArgs args) {
         return launch(kernel, config, args, communicator.options().timeout());
@@ -181,6 +182,7 @@ public final class DeviceApi {
         Errors.requireArgument(kernel, "kernel");
         Errors.requireArgument(config, "config");
         Errors.requireArgument(args, "args");
+        if (kernel.library().isClosed()) throw new InvalidUsageException(kernel.library() + " is closed");
         KernelRuntime runtime = kernel.library().runtime();
         int device = communicator.device();
         Kernel.Limits limits = kernel.limits(device);
