@@ -110,6 +110,7 @@ final class HostComm implements DriverComm {
     @Override
     public void destroy() {
         destroyed = true;
+        control.leave(rank);
         transport.close(rank);
         registrations.clear();
         userOps.clear();
@@ -125,6 +126,12 @@ final class HostComm implements DriverComm {
 
     boolean isDestroyed() {
         return destroyed;
+    }
+
+    /** Why a meeting of this communicator (split, an exchange) cannot complete any more: it was poisoned. */
+    private @Nullable RuntimeException abandonedBy() {
+        String poison = transport.poisoned();
+        return poison == null ? null : CliqueFailedException.poisoned(poison, transport.poisonCode()).asJccl();
     }
 
     @Override
@@ -156,7 +163,7 @@ final class HostComm implements DriverComm {
                 for (int i = 0; i < members.size(); i++) out.put((int) members.get(i)[1], new HostComm(clique, rv, i));
             }
             return out;
-        }, initTimeout());
+        }, initTimeout(), r -> true, this::abandonedBy);
         return (HostComm) mine;
     }
 
@@ -190,7 +197,7 @@ final class HostComm implements DriverComm {
             int next = 0;
             for (int r = 0; r < n; r++) if (!excluded[r]) out.put(r, new HostComm(clique, rv, next++));
             return out;
-        }, initTimeout());
+        }, initTimeout(), r -> !excluded[r], () -> null); // a shrink is how ranks recover: poison does not stop it
     }
 
     @Override
@@ -289,7 +296,7 @@ final class HostComm implements DriverComm {
             Map<Integer, Object> out = new HashMap<>();
             for (int r = 0; r < n; r++) out.put(r, values);
             return out;
-        }, initTimeout());
+        }, initTimeout(), r -> true, this::abandonedBy);
     }
 
     @Override

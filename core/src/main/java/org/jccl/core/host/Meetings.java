@@ -2,8 +2,13 @@ package org.jccl.core.host;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
+import java.util.function.Supplier;
+import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.SystemErrorException;
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +18,11 @@ import org.jspecify.annotations.Nullable;
  * Keyed by a string that every participant derives alike.
  */
 final class Meetings {
+    /** How often a waiting member checks whether its meeting was abandoned. */
+    private static final long CHECK_NANOS = 20_000_000;
     private final Map<String, Meeting> meetings = new HashMap<>();
+    /** Members that closed their communicator: they will not come to a meeting of it any more. */
+    private final Set<Integer> left = new HashSet<>();
 
     private static final class Meeting {
         final int participants;
@@ -26,22 +35,37 @@ final class Meetings {
         }
     }
 
+    /** {@code member} closed its communicator; meetings waiting for it fail instead of waiting out the timeout. */
+    synchronized void leave(int member) {
+        left.add(member);
+        notifyAll();
+    }
+
+    /** {@link #meet(String, int, int, long[], Function, Duration, IntPredicate, Supplier)} that nothing abandons. */
+    Object meet(String key, int participants, int member, long[] contribution,
+                Function<Map<Integer, long[]>, Map<Integer, Object>> decide, Duration timeout) {
+        return meet(key, participants, member, contribution, decide, timeout, m -> false, () -> null);
+    }
+
     /**
-     * Joins meeting {@code key} of {@code participants} as {@code member}; returns this member's result.
+     * Joins meeting {@code key} of {@code participants} as {@code member}; returns this member's result. A waiting
+     * member gives up — with the meeting left as if it never came — when a member it needs ({@code expected}) left,
+     * or when {@code failed} gives a reason (the communicator was poisoned), or after {@code timeout}.
      *
      * @param decide computes every member's result from all contributions (called once, by the last to arrive)
      */
     Object meet(String key, int participants, int member, long[] contribution,
-                Function<Map<Integer, long[]>, Map<Integer, Object>> decide, Duration timeout) {
+                Function<Map<Integer, long[]>, Map<Integer, Object>> decide, Duration timeout, IntPredicate expected,
+                Supplier<@Nullable RuntimeException> failed) {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (this) {
             Meeting m = meetings.computeIfAbsent(key, k -> new Meeting(participants));
             if (m.participants != participants) {
-                throw new org.jccl.core.error.InvalidUsageException(key + ": " + participants + " participants expected here, "
+                throw new InvalidUsageException(key + ": " + participants + " participants expected here, "
                         + m.participants + " by another rank");
             }
             if (m.contributions.putIfAbsent(member, contribution) != null) {
-                throw new org.jccl.core.error.InvalidUsageException(key + ": member " + member + " joined twice");
+                throw new InvalidUsageException(key + ": member " + member + " joined twice");
             }
             if (m.contributions.size() == participants) {
                 m.results = decide.apply(m.contributions);
@@ -49,15 +73,20 @@ final class Meetings {
             }
             boolean interrupted = false;
             while (m.results == null) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    m.contributions.remove(member);
-                    if (m.contributions.isEmpty()) meetings.remove(key);
-                    throw new SystemErrorException(key + ": only " + (m.contributions.size() + 1) + " of " + participants
+                long remaining = deadline - System.nanoTime();
+                RuntimeException abandoned = failed.get();
+                if (abandoned == null) abandoned = absentee(key, m, expected);
+                if (abandoned == null && remaining <= 0) {
+                    abandoned = new SystemErrorException(key + ": only " + m.contributions.size() + " of " + participants
                             + " ranks arrived within " + timeout + " (jccl.host.initTimeout)");
                 }
+                if (abandoned != null) {
+                    m.contributions.remove(member);
+                    if (m.contributions.isEmpty()) meetings.remove(key);
+                    throw abandoned;
+                }
                 try {
-                    wait(Math.max(1, left / 1_000_000));
+                    wait(Math.max(1, Math.min(remaining, CHECK_NANOS) / 1_000_000));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
@@ -66,5 +95,15 @@ final class Meetings {
             if (++m.departed == participants) meetings.remove(key);
             return m.results.get(member);
         }
+    }
+
+    /** Why the meeting cannot complete: an expected member that has not come closed its communicator. */
+    private @Nullable RuntimeException absentee(String key, Meeting m, IntPredicate expected) {
+        for (int r : left) {
+            if (expected.test(r) && !m.contributions.containsKey(r)) {
+                return new InvalidUsageException(key + ": rank " + r + " closed the communicator instead of joining");
+            }
+        }
+        return null;
     }
 }
