@@ -76,8 +76,8 @@ public final class KernelCompiler {
     }
 
     /**
-     * Compiles {@code source} into a cubin for {@code device}'s architecture, or takes it from the cache. Runs on the
-     * caller's thread (a compile takes about a second); {@link #compileAsync} runs it on a compiler thread.
+     * Compiles {@code source} into a cubin for {@code device}'s architecture (on RCCL: a code object), or takes it from
+     * the cache. Runs on the caller's thread (a compile takes about a second); {@link #compileAsync} runs it on a compiler thread.
      *
      * @throws KernelCompileException      with the compiler's log when the source does not compile
      * @throws UnsupportedFeatureException where NVRTC or the driver API cannot be loaded
