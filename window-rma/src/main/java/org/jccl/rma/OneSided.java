@@ -1,6 +1,7 @@
 package org.jccl.rma;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -136,6 +137,30 @@ public final class OneSided {
             windows.add(w);
             return w;
         });
+    }
+
+    /**
+     * A window of {@code bytes} on each of {@code communicators} — the ranks one process drives — in memory allocated
+     * for it: every rank's collective registration is issued before any is waited for (waiting for one first would
+     * wait for the others forever). Close them with {@link #closeAll}.
+     */
+    public static CompletableFuture<List<Window>> registerAll(List<Communicator> communicators, long bytes, WindowFlag... flags) {
+        Errors.requireArgument(communicators, "communicators");
+        List<CompletableFuture<Window>> registering = new ArrayList<>();
+        for (Communicator c : communicators) {
+            OneSided rma = of(c);
+            registering.add(rma.register(rma.allocate(bytes), flags));
+        }
+        return CompletableFuture.allOf(registering.toArray(new CompletableFuture<?>[0]))
+                .thenApply(v -> registering.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** Closes windows from {@link #registerAll}: every deregistration issued first, then their memory freed. */
+    public static CompletableFuture<Void> closeAll(List<Window> windows) {
+        Errors.requireArgument(windows, "windows");
+        List<CompletableFuture<Void>> closing = windows.stream().map(Window::closeAsync).toList();
+        return CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0]))
+                .thenRun(() -> windows.forEach(w -> w.buffer().close()));
     }
 
     /** Deregisters after everything issued before: a marker on the stream, then the collective call. */

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
@@ -62,21 +61,11 @@ class OneSidedGpuTest {
 
     /** Every rank registers a symmetric window of {@code bytes}. */
     static List<Window> windows(long bytes) throws Exception {
-        List<CompletableFuture<Window>> all = new ArrayList<>();
-        for (Communicator c : comms) {
-            OneSided rma = OneSided.of(c);
-            all.add(rma.register(rma.allocate(bytes), WindowFlag.COLL_SYMMETRIC));
-        }
-        List<Window> out = new ArrayList<>();
-        for (CompletableFuture<Window> f : all) out.add(f.get(60, TimeUnit.SECONDS));
-        return out;
+        return OneSided.registerAll(comms, bytes, WindowFlag.COLL_SYMMETRIC).get(60, TimeUnit.SECONDS);
     }
 
     static void closeAll(List<Window> windows) throws Exception {
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (Window w : windows) all.add(w.closeAsync());
-        for (CompletableFuture<Void> f : all) f.get(60, TimeUnit.SECONDS);
-        for (Window w : windows) w.buffer().close();
+        OneSided.closeAll(windows).get(60, TimeUnit.SECONDS);
     }
 
     @Test

@@ -2,6 +2,7 @@ package org.jccl.rma;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,21 +48,28 @@ class OneSidedHostTest {
 
     @AfterEach
     void close() throws Exception {
-        List<CompletableFuture<Void>> closing = new ArrayList<>();
-        for (Window w : windows) closing.add(w.closeAsync());
-        for (CompletableFuture<Void> f : closing) f.get(30, TimeUnit.SECONDS);
+        OneSided.closeAll(windows).get(30, TimeUnit.SECONDS);
         comms.forEach(Communicator::close);
     }
 
+    /** Every rank of this process registers at once (waiting for one rank first would wait forever). */
     List<Window> register(long bytes) throws Exception {
-        List<CompletableFuture<Window>> all = new ArrayList<>();
-        for (Communicator c : comms) {
-            OneSided rma = OneSided.of(c);
-            all.add(rma.register(rma.allocate(bytes), WindowFlag.COLL_SYMMETRIC));
+        return OneSided.registerAll(comms, bytes, WindowFlag.COLL_SYMMETRIC).get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void windowsOfEveryRankAreRegisteredAndClosedTogether() throws Exception {
+        List<Window> more = register(4096);
+        for (int r = 0; r < RANKS; r++) {
+            assertEquals(comms.get(r), more.get(r).communicator());
+            assertTrue(rma(r).windows().contains(more.get(r)));
         }
-        List<Window> out = new ArrayList<>();
-        for (CompletableFuture<Window> f : all) out.add(f.get(30, TimeUnit.SECONDS));
-        return out;
+        OneSided.closeAll(more).get(30, TimeUnit.SECONDS);
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(more.get(r).isClosed());
+            assertTrue(more.get(r).buffer().isClosed(), "closeAll frees the memory registerAll allocated");
+            assertFalse(rma(r).windows().contains(more.get(r)));
+        }
     }
 
     OneSided rma(int rank) {

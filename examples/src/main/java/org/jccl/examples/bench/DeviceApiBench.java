@@ -188,17 +188,10 @@ public final class DeviceApiBench {
     }
 
     private static List<Window> windows(List<Communicator> comms, long bytes) throws Exception {
-        List<CompletableFuture<Window>> all = new ArrayList<>();
-        for (Communicator c : comms) all.add(OneSided.of(c).register(OneSided.of(c).allocate(bytes), WindowFlag.COLL_SYMMETRIC));
-        List<Window> out = new ArrayList<>();
-        for (CompletableFuture<Window> f : all) out.add(f.get(60, TimeUnit.SECONDS));
-        return out;
+        return OneSided.registerAll(comms, bytes, WindowFlag.COLL_SYMMETRIC).get(60, TimeUnit.SECONDS);
     }
 
     private static void release(List<Window> windows) throws Exception {
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (Window w : windows) all.add(w.closeAsync());
-        for (CompletableFuture<Void> f : all) f.get(60, TimeUnit.SECONDS);
-        for (Window w : windows) w.buffer().close();
+        OneSided.closeAll(windows).get(60, TimeUnit.SECONDS);
     }
 }

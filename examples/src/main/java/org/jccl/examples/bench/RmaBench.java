@@ -1,7 +1,6 @@
 package org.jccl.examples.bench;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -57,18 +56,11 @@ public final class RmaBench {
     }
 
     private static List<Window> windows(List<Communicator> comms, long bytes) throws Exception {
-        List<Window> out = new ArrayList<>();
-        List<java.util.concurrent.CompletableFuture<Window>> all = new ArrayList<>();
-        for (Communicator c : comms) all.add(OneSided.of(c).register(OneSided.of(c).allocate(bytes), WindowFlag.COLL_SYMMETRIC));
-        for (var f : all) out.add(f.get(60, TimeUnit.SECONDS));
-        return out;
+        return OneSided.registerAll(comms, bytes, WindowFlag.COLL_SYMMETRIC).get(60, TimeUnit.SECONDS);
     }
 
     private static void release(List<Window> windows) throws Exception {
-        List<java.util.concurrent.CompletableFuture<Void>> all = new ArrayList<>();
-        for (Window w : windows) all.add(w.closeAsync());
-        for (var f : all) f.get(60, TimeUnit.SECONDS);
-        for (Window w : windows) w.buffer().close();
+        OneSided.closeAll(windows).get(60, TimeUnit.SECONDS);
     }
 
     /** The source lies in the upper half of rank 0's window, the target is the lower half of the last rank's. */
