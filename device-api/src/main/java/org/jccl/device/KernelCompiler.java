@@ -59,6 +59,7 @@ public final class KernelCompiler {
     private final Map<String, String> standIns;
     private final String prelude;
     private final boolean hip;
+    private @Nullable List<String> includeOptions; // guarded by this
 
     private KernelCompiler(Backend backend) {
         this.backend = backend;
@@ -134,14 +135,27 @@ public final class KernelCompiler {
         List<String> options = new ArrayList<>(List.of("--std=c++17", "-arch=" + arch, "-default-device",
                 "-diag-suppress=1866", "-DNCCL_GIN_PROXY_ENABLE=0", "-DNCCL_GIN_GDAKI_ENABLE=0",
                 "-D_NCCL_DEVICE_GIN_SESSION__FUNCS_H_"));
-        Path nccl = NcclHeaders.find(JcclSettings.NCCL_INCLUDE.value(), backend.libraryFile());
-        if (nccl != null) {
-            Path folder = cacheFolder();
-            options.add("-I" + NcclHeaders.compilable(nccl, folder != null ? folder : temporaryFolder()));
-        }
-        for (Path cuda : cudaIncludes()) options.add("-I" + cuda);
+        options.addAll(includeOptions());
         options.addAll(source.options());
         return options;
+    }
+
+    /**
+     * {@code -I} for the NVRTC-ready copy of NCCL's headers and the CUDA toolkit's, found (and the copy made or
+     * checked) once per compiler: a compile served from the cache touches no file.
+     */
+    private synchronized List<String> includeOptions() {
+        if (includeOptions == null) {
+            List<String> found = new ArrayList<>();
+            Path nccl = NcclHeaders.find(JcclSettings.NCCL_INCLUDE.value(), backend.libraryFile());
+            if (nccl != null) {
+                Path folder = cacheFolder();
+                found.add("-I" + NcclHeaders.compilable(nccl, folder != null ? folder : temporaryFolder()));
+            }
+            for (Path cuda : cudaIncludes()) found.add("-I" + cuda);
+            includeOptions = List.copyOf(found);
+        }
+        return includeOptions;
     }
 
     /** hipRTC's options: C++17, RCCL's headers if found beside the library, the source's own. */

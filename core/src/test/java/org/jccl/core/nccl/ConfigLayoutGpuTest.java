@@ -85,7 +85,8 @@ class ConfigLayoutGpuTest {
                 "jccl never claims more than sizeof(ncclConfig_t) = " + real.get("size") + ": " + ConfigLayout.sizeFor(declared));
     }
 
-    private static Path includeDir() {
+    /** The loaded NCCL's headers: {@code NCCL_INCLUDE_DIR}, else {@code $NCCL_LIB_DIR/../include}. */
+    static Path includeDir() {
         String include = System.getenv("NCCL_INCLUDE_DIR");
         if (include != null && !include.isBlank()) return Paths.get(include);
         String lib = System.getenv("NCCL_LIB_DIR");

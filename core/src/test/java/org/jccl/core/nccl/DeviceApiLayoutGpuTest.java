@@ -33,7 +33,7 @@ class DeviceApiLayoutGpuTest {
 
     @Test
     void requirementsDeviceCommunicatorAndPropertiesMatchTheHeaders() throws Exception {
-        Path include = includeDir();
+        Path include = ConfigLayoutGpuTest.includeDir();
         assumeTrue(Files.exists(include.resolve("nccl_device.h")), "no nccl_device.h in " + include + " (NCCL before 2.28)");
         Path nvcc = Paths.get(System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc");
         assumeTrue(Files.isExecutable(nvcc), "no nvcc at " + nvcc);
@@ -94,13 +94,5 @@ class DeviceApiLayoutGpuTest {
             assertEquals(DeviceApiLayout.PROPERTIES_BYTES, props.length, "sizeof(ncclCommProperties_t)");
             assertEquals(new CommProperties(3, 8, 1, 2, true, false, 2, 5, true, 3), DeviceApiLayout.properties(props));
         }
-    }
-
-    private static Path includeDir() {
-        String include = System.getenv("NCCL_INCLUDE_DIR");
-        if (include != null && !include.isBlank()) return Paths.get(include);
-        String lib = System.getenv("NCCL_LIB_DIR");
-        assertTrue(lib != null && !lib.isBlank(), "set NCCL_INCLUDE_DIR or NCCL_LIB_DIR");
-        return Paths.get(lib).resolve("..").resolve("include").normalize();
     }
 }
