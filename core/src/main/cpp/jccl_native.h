@@ -37,7 +37,8 @@ typedef long long jn_long;
     X(ncclCommRegister) X(ncclCommDeregister) X(ncclMemAlloc) X(ncclMemFree) \
     X(ncclRedOpCreatePreMulSum) X(ncclRedOpDestroy) \
     X(ncclAllReduce) X(ncclBroadcast) X(ncclReduce) X(ncclAllGather) X(ncclReduceScatter) \
-    X(ncclGather) X(ncclScatter) X(ncclAlltoAll) X(ncclAllToAll) X(ncclAllToAllv) X(ncclAllReduceWithBias) \
+    X(ncclGather) X(ncclScatter) X(ncclAlltoAll) X(ncclAllToAll) X(ncclAlltoAllv) X(ncclAllToAllv) \
+    X(ncclAllReduceWithBias) \
     X(ncclSend) X(ncclRecv) X(ncclGroupStart) X(ncclGroupEnd) X(ncclGroupSimulateEnd) \
     X(ncclCommSuspend) X(ncclCommResume) X(ncclCommMemStats) X(ncclCommRevoke) X(ncclCommGrow) \
     X(ncclCommGetUniqueId) X(ncclCommWindowRegister) X(ncclCommWindowDeregister) X(ncclWinGetUserPtr) \
@@ -465,11 +466,15 @@ static int jn_all_to_all(jn_long ctx, jn_long send, jn_long recv, jn_long count,
         JN_PTR(send), JN_PTR(recv), (size_t) count, type, JN_PTR(comm), JN_PTR(stream));
 }
 
-/* The four arrays hold one entry per rank, in elements; size_t and jn_long have the same width on LP64. */
+/* The four arrays hold one entry per rank, in elements; size_t and jn_long have the same width on LP64. RCCL 2.29
+ * names it ncclAlltoAllv and keeps ncclAllToAllv, deprecated, for older callers: the old name serves only where the
+ * new one is missing. */
 static int jn_all_to_allv(jn_long ctx, jn_long send, jn_long* sendCounts, jn_long* sendDispls, jn_long recv,
                           jn_long* recvCounts, jn_long* recvDispls, int type, jn_long comm, jn_long stream) {
-    JN_GUARD_NCCL(ctx, ncclAllToAllv);
-    return JN_CALL(ctx, ncclAllToAllv, int (*)(const void*, const size_t*, const size_t*, void*, const size_t*, const size_t*, int, jn_handle, jn_handle))(
+    void* fn = JN_CTX(ctx)->nccl[JN_ncclAlltoAllv];
+    if (fn == NULL) fn = JN_CTX(ctx)->nccl[JN_ncclAllToAllv];
+    if (fn == NULL) return JN_MISSING;
+    return ((int (*)(const void*, const size_t*, const size_t*, void*, const size_t*, const size_t*, int, jn_handle, jn_handle)) fn)(
         JN_PTR(send), (const size_t*) sendCounts, (const size_t*) sendDispls, JN_PTR(recv), (const size_t*) recvCounts,
         (const size_t*) recvDispls, type, JN_PTR(comm), JN_PTR(stream));
 }

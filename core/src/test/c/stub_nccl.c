@@ -216,14 +216,25 @@ int ncclAlltoAll(const void* s, void* r, size_t n, int t, stub_comm* c, void* st
     stub_log("ncclAlltoAll send=%p recv=%p count=%zu type=%d comm=%p stream=%p", s, r, n, t, (void*) c, st);
     return op_result(n, c);
 }
-int ncclAllToAllv(const void* s, const size_t* sc, const size_t* sd, void* r, const size_t* rc, const size_t* rd, int t,
-                  stub_comm* c, void* st) {
+static int log_alltoallv(const char* name, const void* s, const size_t* sc, const size_t* sd, void* r, const size_t* rc,
+                         const size_t* rd, int t, stub_comm* c, void* st) {
     char text[512] = "";
     for (int i = 0; i < c->nranks; i++) {
         sprintf(text + strlen(text), "%s%zu/%zu/%zu/%zu", i ? "," : "", sc[i], sd[i], rc[i], rd[i]);
     }
-    stub_log("ncclAllToAllv send=%p recv=%p counts=%s type=%d comm=%p stream=%p", s, r, text, t, (void*) c, st);
+    stub_log("%s send=%p recv=%p counts=%s type=%d comm=%p stream=%p", name, s, r, text, t, (void*) c, st);
     return 0;
+}
+/* RCCL 2.29's name; STUB_OLD_ALLTOALLV leaves it out, as older RCCL (only the deprecated name below) would. */
+#ifndef STUB_OLD_ALLTOALLV
+int ncclAlltoAllv(const void* s, const size_t* sc, const size_t* sd, void* r, const size_t* rc, const size_t* rd, int t,
+                  stub_comm* c, void* st) {
+    return log_alltoallv("ncclAlltoAllv", s, sc, sd, r, rc, rd, t, c, st);
+}
+#endif
+int ncclAllToAllv(const void* s, const size_t* sc, const size_t* sd, void* r, const size_t* rc, const size_t* rd, int t,
+                  stub_comm* c, void* st) {
+    return log_alltoallv("ncclAllToAllv", s, sc, sd, r, rc, rd, t, c, st);
 }
 int ncclAllReduceWithBias(const void* s, void* r, size_t n, int t, int op, stub_comm* c, void* st, const void* bias) {
     stub_log("ncclAllReduceWithBias send=%p recv=%p count=%zu type=%d op=%d comm=%p stream=%p bias=%p", s, r, n, t, op, (void*) c, st, bias);

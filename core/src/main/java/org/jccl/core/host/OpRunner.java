@@ -1,5 +1,6 @@
 package org.jccl.core.host;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.jccl.core.OpKind;
 import org.jccl.core.error.Errors;
@@ -17,6 +18,26 @@ final class OpRunner {
     }
 
     static void run(List<HostOp> ops) {
+        List<HostOp> prepared = ops;
+        List<HostMemoryBlock> sendCopies = List.of();
+        for (int i = 0; i < ops.size(); i++) {
+            if (!ops.get(i).isInPlaceAllToAllv()) continue;
+            if (prepared == ops) {
+                prepared = new ArrayList<>(ops);
+                sendCopies = new ArrayList<>();
+            }
+            HostOp reading = ops.get(i).withSendCopy();
+            prepared.set(i, reading);
+            sendCopies.add(reading.send);
+        }
+        try {
+            runOps(prepared);
+        } finally {
+            for (HostMemoryBlock copy : sendCopies) copy.release();
+        }
+    }
+
+    private static void runOps(List<HostOp> ops) {
         HostOp current = ops.get(0);
         try {
             for (HostOp op : ops) {

@@ -54,7 +54,7 @@ final class DeviceApiLayout {
         boolean v229 = versioned(libraryVersion);
         if (!v229 && r.usesNccl229Fields()) {
             throw new UnsupportedFeatureException("ncclDevCommRequirements.ginConnectionType/ginExclusiveContexts/ginQueueDepth",
-                    library, LibraryVersions.format(libraryVersion), "NCCL 2.29.0");
+                    library, LibraryVersions.format(libraryVersion), "NCCL 2.29.2");
         }
         int base = v229 ? HEADER_BYTES : 0;
         ByteBuffer b = ByteBuffer.allocate(v229 ? 88 : 56).order(ByteOrder.nativeOrder());

@@ -4,50 +4,52 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The optional functions of NCCL/RCCL that jccl uses, each with the first version that has it: the one source of
- * the feature checks, the "first version" in {@link org.jccl.core.error.UnsupportedFeatureException} and the README's
- * version table. Functions every supported version has are not features.
+ * The optional functions of NCCL/RCCL that jccl uses, each with the first released NCCL version that declares it (read
+ * from NVIDIA's public release tags): the one source of the feature checks, the "first version" in
+ * {@link org.jccl.core.error.UnsupportedFeatureException} and the README's table of library functions, which a test
+ * keeps equal to this list. Functions every supported version has are not features.
  */
 public enum Feature {
-    COMM_FINALIZE("NCCL 2.14.0", "ncclCommFinalize"),
-    COMM_SPLIT("NCCL 2.18.0", "ncclCommSplit"),
-    COMM_REGISTER("NCCL 2.19.0", "ncclCommRegister"),
-    COMM_DEREGISTER("NCCL 2.19.0", "ncclCommDeregister"),
-    MEM_ALLOC("NCCL 2.19.0", "ncclMemAlloc"),
-    MEM_FREE("NCCL 2.19.0", "ncclMemFree"),
-    RED_OP_CREATE_PRE_MUL_SUM("NCCL 2.11.0", "ncclRedOpCreatePreMulSum"),
-    GROUP_SIMULATE_END("NCCL 2.22.0", "ncclGroupSimulateEnd"),
-    COMM_INIT_RANK_SCALABLE("NCCL 2.23.0", "ncclCommInitRankScalable"),
-    COMM_SHRINK("NCCL 2.27.0", "ncclCommShrink"),
-    COMM_WINDOW_REGISTER("NCCL 2.27.0", "ncclCommWindowRegister"),
-    COMM_WINDOW_DEREGISTER("NCCL 2.27.0", "ncclCommWindowDeregister"),
-    DEV_COMM_CREATE("NCCL 2.28.0", "ncclDevCommCreate"),
-    DEV_COMM_DESTROY("NCCL 2.28.0", "ncclDevCommDestroy"),
+    COMM_FINALIZE("NCCL 2.14.3", "ncclCommFinalize"),
+    COMM_SPLIT("NCCL 2.18.1", "ncclCommSplit"),
+    COMM_REGISTER("NCCL 2.19.1", "ncclCommRegister"),
+    COMM_DEREGISTER("NCCL 2.19.1", "ncclCommDeregister"),
+    MEM_ALLOC("NCCL 2.19.1", "ncclMemAlloc"),
+    MEM_FREE("NCCL 2.19.1", "ncclMemFree"),
+    RED_OP_CREATE_PRE_MUL_SUM("NCCL 2.11.4", "ncclRedOpCreatePreMulSum"),
+    GROUP_SIMULATE_END("NCCL 2.22.3", "ncclGroupSimulateEnd"),
+    COMM_INIT_RANK_SCALABLE("NCCL 2.23.4", "ncclCommInitRankScalable"),
+    COMM_SHRINK("NCCL 2.27.3", "ncclCommShrink"),
+    COMM_WINDOW_REGISTER("NCCL 2.27.3", "ncclCommWindowRegister"),
+    COMM_WINDOW_DEREGISTER("NCCL 2.27.3", "ncclCommWindowDeregister"),
+    DEV_COMM_CREATE("NCCL 2.28.3", "ncclDevCommCreate"),
+    DEV_COMM_DESTROY("NCCL 2.28.3", "ncclDevCommDestroy"),
     /** NCCL 2.28 names it {@code ncclAlltoAll}; older RCCL {@code ncclAllToAll}: either serves. */
-    ALL_TO_ALL("NCCL 2.28.0", "ncclAlltoAll", "ncclAllToAll"),
-    GATHER("NCCL 2.28.0", "ncclGather"),
-    SCATTER("NCCL 2.28.0", "ncclScatter"),
-    COMM_QUERY_PROPERTIES("NCCL 2.29.0", "ncclCommQueryProperties"),
-    COMM_GROW("NCCL 2.29.0", "ncclCommGrow"),
-    COMM_GET_UNIQUE_ID("NCCL 2.29.0", "ncclCommGetUniqueId"),
-    COMM_SUSPEND("NCCL 2.29.0", "ncclCommSuspend"),
-    COMM_RESUME(Feature.RCCL_ONLY, "ncclCommResume"),
-    COMM_MEM_STATS(Feature.RCCL_ONLY, "ncclCommMemStats"),
-    COMM_REVOKE(null, "ncclCommRevoke"),
+    ALL_TO_ALL("NCCL 2.28.3", "ncclAlltoAll", "ncclAllToAll"),
+    GATHER("NCCL 2.28.3", "ncclGather"),
+    SCATTER("NCCL 2.28.3", "ncclScatter"),
+    COMM_QUERY_PROPERTIES("NCCL 2.29.2", "ncclCommQueryProperties"),
+    COMM_GROW("NCCL 2.29.2", "ncclCommGrow"),
+    COMM_GET_UNIQUE_ID("NCCL 2.29.2", "ncclCommGetUniqueId"),
+    COMM_SUSPEND("NCCL 2.29.7", "ncclCommSuspend"),
+    COMM_RESUME("NCCL 2.29.7", "ncclCommResume"),
+    COMM_MEM_STATS("NCCL 2.29.7", "ncclCommMemStats"),
+    COMM_REVOKE("NCCL 2.28.7", "ncclCommRevoke"),
     PUT_SIGNAL("NCCL 2.29.2", "ncclPutSignal"),
     SIGNAL("NCCL 2.29.2", "ncclSignal"),
     WAIT_SIGNAL("NCCL 2.29.2", "ncclWaitSignal"),
     WIN_GET_USER_PTR("NCCL 2.29.2", "ncclWinGetUserPtr"),
-    ALL_TO_ALL_V(Feature.RCCL_ONLY, "ncclAllToAllv"),
+    /** RCCL 2.29 names it {@code ncclAlltoAllv}; {@code ncclAllToAllv}, deprecated there, serves older RCCL. */
+    ALL_TO_ALL_V(Feature.RCCL_ONLY, "ncclAlltoAllv", "ncclAllToAllv"),
     ALL_REDUCE_WITH_BIAS(Feature.RCCL_ONLY, "ncclAllReduceWithBias");
 
     /** The "first version" of functions that only RCCL has. */
     public static final String RCCL_ONLY = "RCCL only (not in NCCL)";
 
-    private final @Nullable String firstVersion;
+    private final String firstVersion;
     private final List<String> functions;
 
-    Feature(@Nullable String firstVersion, String... functions) {
+    Feature(String firstVersion, String... functions) {
         this.firstVersion = firstVersion;
         this.functions = List.of(functions);
     }
@@ -62,8 +64,8 @@ public enum Feature {
         return functions;
     }
 
-    /** The first version that has it, e.g. {@code NCCL 2.27.0}, or {@link #RCCL_ONLY}; null if not known. */
-    public @Nullable String firstVersion() {
+    /** The first version that has it, e.g. {@code NCCL 2.27.3}, or {@link #RCCL_ONLY}. */
+    public String firstVersion() {
         return firstVersion;
     }
 

@@ -42,31 +42,31 @@ class MissingFeaturesTest {
         Buffer a = TestAccess.buffer(driver, driver.allocate(0, 64, MemoryKind.DEVICE));
         stubs.ncclCalls();
 
-        expectMissing(stubs, "ncclCommShrink", "NCCL 2.27.0", () -> comm.shrink(new int[] {1}, CommConfig.DEFAULT));
-        expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.launch(comm, TestAccess.lower(Operation.gather(a, a, 1, DataType.INT8, 0)), stream));
-        expectMissing(stubs, "ncclScatter", "NCCL 2.28.0", () -> driver.launch(comm, TestAccess.lower(Operation.scatter(a, a, 1, DataType.INT8, 0)), stream));
-        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.launch(comm, TestAccess.lower(Operation.allToAll(a, a, 1, DataType.INT8)), stream));
-        expectMissing(stubs, "ncclAllToAllv", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm, TestAccess.lower(Operation.allToAllv(a, new long[2], new long[2], a, new long[2], new long[2], DataType.INT8)), stream));
+        expectMissing(stubs, "ncclCommShrink", "NCCL 2.27.3", () -> comm.shrink(new int[] {1}, CommConfig.DEFAULT));
+        expectMissing(stubs, "ncclGather", "NCCL 2.28.3", () -> driver.launch(comm, TestAccess.lower(Operation.gather(a, a, 1, DataType.INT8, 0)), stream));
+        expectMissing(stubs, "ncclScatter", "NCCL 2.28.3", () -> driver.launch(comm, TestAccess.lower(Operation.scatter(a, a, 1, DataType.INT8, 0)), stream));
+        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.3", () -> driver.launch(comm, TestAccess.lower(Operation.allToAll(a, a, 1, DataType.INT8)), stream));
+        expectMissing(stubs, "ncclAlltoAllv", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm, TestAccess.lower(Operation.allToAllv(a, new long[2], new long[2], a, new long[2], new long[2], DataType.INT8)), stream));
         expectMissing(stubs, "ncclAllReduceWithBias", LibraryVersions.RCCL_ONLY, () -> driver.launch(comm, TestAccess.lower(Operation.allReduceWithBias(a, a, 1, DataType.INT8, ReduceOp.SUM, a)), stream));
         // Validation asks the same question before anything is enqueued.
-        expectMissing(stubs, "ncclGather", "NCCL 2.28.0", () -> driver.checkSupported(org.jccl.core.OpKind.GATHER));
-        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.0", () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL));
-        expectMissing(stubs, "ncclAllToAllv", LibraryVersions.RCCL_ONLY, () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL_V));
+        expectMissing(stubs, "ncclGather", "NCCL 2.28.3", () -> driver.checkSupported(org.jccl.core.OpKind.GATHER));
+        expectMissing(stubs, "ncclAlltoAll", "NCCL 2.28.3", () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL));
+        expectMissing(stubs, "ncclAlltoAllv", LibraryVersions.RCCL_ONLY, () -> driver.checkSupported(org.jccl.core.OpKind.ALL_TO_ALL_V));
         driver.checkSupported(org.jccl.core.OpKind.ALL_REDUCE);
-        expectMissing(stubs, "ncclGroupSimulateEnd", "NCCL 2.22.0", driver::groupSimulateEnd);
-        expectMissing(stubs, "ncclCommInitRankScalable", "NCCL 2.23.0",
+        expectMissing(stubs, "ncclGroupSimulateEnd", "NCCL 2.22.3", driver::groupSimulateEnd);
+        expectMissing(stubs, "ncclCommInitRankScalable", "NCCL 2.23.4",
                 () -> driver.initRankScalable(2, 0, List.of(new byte[128]), 0, CommConfig.DEFAULT));
-        expectMissing(stubs, "ncclMemAlloc", "NCCL 2.19.0", () -> driver.allocate(0, 64, MemoryKind.COMMUNICATION));
-        expectMissing(stubs, "ncclCommSuspend", "NCCL 2.29.0", () -> comm.suspend(0));
-        expectMissing(stubs, "ncclCommResume", LibraryVersions.RCCL_ONLY, comm::resume);
-        expectMissing(stubs, "ncclCommMemStats", LibraryVersions.RCCL_ONLY, comm::memStats);
-        expectMissing(stubs, "ncclCommGrow", "NCCL 2.29.0", () -> comm.grow(4, null, CommConfig.DEFAULT));
-        expectMissing(stubs, "ncclCommGetUniqueId", "NCCL 2.29.0", comm::growUniqueId);
+        expectMissing(stubs, "ncclMemAlloc", "NCCL 2.19.1", () -> driver.allocate(0, 64, MemoryKind.COMMUNICATION));
+        expectMissing(stubs, "ncclCommSuspend", "NCCL 2.29.7", () -> comm.suspend(0));
+        expectMissing(stubs, "ncclCommResume", "NCCL 2.29.7", comm::resume);
+        expectMissing(stubs, "ncclCommMemStats", "NCCL 2.29.7", comm::memStats);
+        expectMissing(stubs, "ncclCommGrow", "NCCL 2.29.2", () -> comm.grow(4, null, CommConfig.DEFAULT));
+        expectMissing(stubs, "ncclCommGetUniqueId", "NCCL 2.29.2", comm::growUniqueId);
         MemoryBlock windowMemory = driver.allocate(0, 4096, MemoryKind.DEVICE);
-        expectMissing(stubs, "ncclCommWindowRegister", "NCCL 2.27.0",
+        expectMissing(stubs, "ncclCommWindowRegister", "NCCL 2.27.3",
                 () -> comm.windowRegister(windowMemory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC));
-        expectMissing(stubs, "ncclCommWindowDeregister", "NCCL 2.27.0", () -> comm.windowDeregister(1));
-        expectMissing(stubs, "ncclCommWindowRegister", "NCCL 2.27.0", comm::oneSidedLimits);
+        expectMissing(stubs, "ncclCommWindowDeregister", "NCCL 2.27.3", () -> comm.windowDeregister(1));
+        expectMissing(stubs, "ncclCommWindowRegister", "NCCL 2.27.3", comm::oneSidedLimits);
         expectMissing(stubs, "ncclWinGetUserPtr", "NCCL 2.29.2", () -> comm.windowUserPointer(1));
         expectMissing(stubs, "ncclPutSignal", "NCCL 2.29.2",
                 () -> comm.putSignal(new MemoryRef(windowMemory, 0), 1, DataType.INT8, 1, 1, 0, 0, 0, stream));

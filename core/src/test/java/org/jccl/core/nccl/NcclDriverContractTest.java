@@ -284,7 +284,7 @@ class NcclDriverContractTest {
         expect(comm, Operation.allToAll(a, b, 8, DataType.FLOAT8_E4M3),
                 "ncclAlltoAll send=" + sa + " recv=" + rb + " count=8 type=10" + tail);
         expect(comm, Operation.allToAllv(a, new long[] {1, 2}, new long[] {0, 1}, b, new long[] {3, 4}, new long[] {0, 3},
-                DataType.FLOAT64), "ncclAllToAllv send=" + sa + " recv=" + rb + " counts=1/0/3/0,2/1/4/3 type=8" + tail);
+                DataType.FLOAT64), "ncclAlltoAllv send=" + sa + " recv=" + rb + " counts=1/0/3/0,2/1/4/3 type=8" + tail);
         expect(comm, Operation.allReduceWithBias(a, b, 11, DataType.FLOAT32, ReduceOp.SUM, bias),
                 "ncclAllReduceWithBias send=" + sa + " recv=" + rb + " count=11 type=7 op=0" + tail + " bias=" + pointer(bias.address()));
         expect(comm, Operation.send(a, 12, DataType.UINT32, 0), "ncclSend send=" + sa + " count=12 type=3 peer=0" + tail);

@@ -28,11 +28,16 @@ final class StubLibraries {
 
     /** Builds a stub pair; {@code minimal} leaves out the optional functions. */
     static StubLibraries build(Path dir, int version, boolean minimal) {
+        return minimal ? build(dir, version, "-DSTUB_MINIMAL") : build(dir, version);
+    }
+
+    /** Builds a stub pair, the NCCL stub compiled with {@code ncclFlags} (e.g. {@code -DSTUB_OLD_ALLTOALLV}). */
+    static StubLibraries build(Path dir, int version, String... ncclFlags) {
         Path sources = Paths.get("src", "test", "c").toAbsolutePath();
         Path nccl = dir.resolve("libnccl.so.2");
         Path cudart = dir.resolve("libcudart.so.13");
         List<String> ncclCommand = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-O1", "-DSTUB_VERSION=" + version));
-        if (minimal) ncclCommand.add("-DSTUB_MINIMAL");
+        ncclCommand.addAll(List.of(ncclFlags));
         ncclCommand.addAll(List.of("-o", nccl.toString(), sources.resolve("stub_nccl.c").toString(), "-ldl"));
         compile(ncclCommand);
         compile(List.of("gcc", "-shared", "-fPIC", "-O1", "-o", cudart.toString(), sources.resolve("stub_cudart.c").toString(), "-ldl"));
