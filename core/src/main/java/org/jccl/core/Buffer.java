@@ -140,30 +140,35 @@ public final class Buffer implements AutoCloseable {
 
     /** Reads {@code count} floats from byte offset {@code at}; synchronous. */
     public float[] readFloats(long at, int count) {
-        float[] out = new float[count];
+        float[] out = new float[elements(count)];
         read(at, 4L * count).asFloatBuffer().get(out);
         return out;
     }
 
     /** Reads {@code count} doubles from byte offset {@code at}; synchronous. */
     public double[] readDoubles(long at, int count) {
-        double[] out = new double[count];
+        double[] out = new double[elements(count)];
         read(at, 8L * count).asDoubleBuffer().get(out);
         return out;
     }
 
     /** Reads {@code count} ints from byte offset {@code at}; synchronous. */
     public int[] readInts(long at, int count) {
-        int[] out = new int[count];
+        int[] out = new int[elements(count)];
         read(at, 4L * count).asIntBuffer().get(out);
         return out;
     }
 
     /** Reads {@code count} longs from byte offset {@code at}; synchronous. */
     public long[] readLongs(long at, int count) {
-        long[] out = new long[count];
+        long[] out = new long[elements(count)];
         read(at, 8L * count).asLongBuffer().get(out);
         return out;
+    }
+
+    private static int elements(int count) {
+        if (count < 0) throw new InvalidArgumentException("count must not be negative: " + count);
+        return count;
     }
 
     private ByteBuffer read(long at, long bytes) {
