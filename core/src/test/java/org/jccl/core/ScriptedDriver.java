@@ -44,6 +44,8 @@ final class ScriptedDriver implements Driver {
     volatile java.util.concurrent.CountDownLatch launchGate;
     /** When set, every event completes as soon as it is recorded (for tests' clean-up). */
     volatile boolean autoComplete;
+    /** When set, creating a communicator blocks until it opens, like a blocking init whose peers have not come. */
+    volatile java.util.concurrent.CountDownLatch initGate;
     /** When set, the library's abort blocks until it opens, like an {@code ncclCommAbort} that hangs. */
     volatile java.util.concurrent.CountDownLatch abortGate;
     /** The optional library functions this driver claims (none unless a test adds them). */
@@ -231,6 +233,7 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
+        awaitGate(initGate);
         return new ScriptedComm(rank, nranks);
     }
 
