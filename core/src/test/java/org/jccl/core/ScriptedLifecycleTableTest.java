@@ -1,14 +1,10 @@
 package org.jccl.core;
 
 import static org.awaitility.Awaitility.await;
-import static org.jccl.core.LifecycleCells.broken;
-import static org.jccl.core.LifecycleCells.outcome;
-import static org.jccl.core.LifecycleCells.report;
 import static org.jccl.core.LifecycleCells.settle;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.jccl.core.LifecycleCells.walk;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,23 +73,8 @@ class ScriptedLifecycleTableTest {
         calls.put("abort", c -> c.zero().abort());
         calls.put("close (blocking)", c -> CompletableFuture.runAsync(() -> c.zero().close()));
 
-        List<String> table = new ArrayList<>();
-        List<String> broken = new ArrayList<>();
-        for (State state : State.values()) {
-            for (Map.Entry<String, Function<Cell, CompletableFuture<?>>> call : calls.entrySet()) {
-                Cell cell = cell();
-                try {
-                    enter(state, cell);
-                    String outcome = outcome(() -> call.getValue().apply(cell));
-                    table.add(state + " x " + call.getKey() + ": " + outcome);
-                    if (broken(outcome)) broken.add(state + " x " + call.getKey() + ": " + outcome);
-                } finally {
-                    release(cell);
-                }
-            }
-        }
-        System.out.println("lifecycle table (scripted driver):\n" + String.join("\n", table));
-        assertTrue(broken.isEmpty(), report(broken, table));
+        walk("scripted driver", State.values(), calls, ScriptedLifecycleTableTest::cell, ScriptedLifecycleTableTest::enter,
+                ScriptedLifecycleTableTest::release);
     }
 
     private static Cell cell() {

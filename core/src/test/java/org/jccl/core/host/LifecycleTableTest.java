@@ -1,15 +1,11 @@
 package org.jccl.core.host;
 
 import static org.jccl.core.LifecycleCells.CELL_SECONDS;
-import static org.jccl.core.LifecycleCells.broken;
-import static org.jccl.core.LifecycleCells.outcome;
-import static org.jccl.core.LifecycleCells.report;
 import static org.jccl.core.LifecycleCells.settle;
+import static org.jccl.core.LifecycleCells.walk;
 import static org.jccl.core.host.HostTesting.host;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,23 +59,7 @@ class LifecycleTableTest {
         calls.put("abort", p -> p.zero().abort());
         calls.put("close (blocking)", p -> CompletableFuture.runAsync(() -> p.zero().close()));
 
-        List<String> table = new ArrayList<>();
-        List<String> broken = new ArrayList<>();
-        for (State state : State.values()) {
-            for (Map.Entry<String, Function<Pair, CompletableFuture<?>>> call : calls.entrySet()) {
-                Pair p = pair();
-                try {
-                    enter(state, p);
-                    String outcome = outcome(() -> call.getValue().apply(p));
-                    table.add(state + " x " + call.getKey() + ": " + outcome);
-                    if (broken(outcome)) broken.add(state + " x " + call.getKey() + ": " + outcome);
-                } finally {
-                    release(p);
-                }
-            }
-        }
-        System.out.println("lifecycle table (host backend):\n" + String.join("\n", table));
-        assertTrue(broken.isEmpty(), report(broken, table));
+        walk("host backend", State.values(), calls, LifecycleTableTest::pair, LifecycleTableTest::enter, LifecycleTableTest::release);
     }
 
     private static Pair pair() throws Exception {
