@@ -44,7 +44,10 @@ public final class JcclSettings {
     public static final Setting CUDA_INCLUDE = new Setting("jccl.cuda.include", "JCCL_CUDA_INCLUDE", "");
     /** Where compiled kernels are cached per device architecture; {@code none} keeps them in memory only. */
     public static final Setting KERNEL_CACHE = new Setting("jccl.kernel.cache", "JCCL_KERNEL_CACHE", "~/.cache/jccl/kernels");
-    /** Default work timeout, also bounding communicator creation ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
+    /**
+     * Default work timeout, which also bounds communicator creation ({@code 10m}, {@code 30s}, {@code 500ms} or
+     * ISO-8601); {@code 0} disables.
+     */
     public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
     /** {@code abort_communicator} or {@code report}. */
     public static final Setting TIMEOUT_POLICY = new Setting("jccl.timeoutPolicy", "JCCL_TIMEOUT_POLICY", "abort_communicator");

@@ -260,8 +260,9 @@ public final class CommunicatorState {
 
     /**
      * {@code ncclCommAbort}: fails every pending work with {@code cause} and runs the library's abort on its own
-     * thread; the future completes when it returned, or fails (a {@link WorkTimeoutException}) after {@code jccl.abortTimeout} if it hangs. A closed
-     * communicator has nothing to abort: the future is complete at once. Idempotent; never blocks.
+     * thread; the future completes when it returned, or fails (a {@link WorkTimeoutException}) after
+     * {@code jccl.abortTimeout} if it hangs. A closed communicator has nothing to abort: the future is complete at
+     * once. Idempotent; never blocks.
      */
     public CompletableFuture<Void> abort(JcclException cause) {
         synchronized (submitLock) {
