@@ -90,6 +90,21 @@ class ModuleLifecycleTableTest {
         assertTrue(broken.isEmpty(), "cells that did not end cleanly: " + broken + "\nthe whole table:\n" + String.join("\n", table));
     }
 
+    /** Clean-up code closing a window or a device communicator after its communicator is gone does not fail. */
+    @Test
+    void closingWhatAGoneCommunicatorTookWithItSucceeds() throws Exception {
+        for (State gone : new State[] {State.COMMUNICATOR_CLOSED, State.COMMUNICATOR_ABORTED}) {
+            Cell cell = cell();
+            try {
+                enter(gone, cell);
+                cell.window().closeAsync().get(CELL_SECONDS, TimeUnit.SECONDS);
+                cell.devComm().closeAsync().get(CELL_SECONDS, TimeUnit.SECONDS);
+            } finally {
+                release(cell);
+            }
+        }
+    }
+
     private static DeviceCommRequirements requirements() {
         return DeviceCommRequirements.builder().lsaBarrierCount(1).build();
     }
