@@ -1,5 +1,6 @@
 package org.jccl.core.host;
 
+import static org.awaitility.Awaitility.await;
 import static org.jccl.core.LifecycleCells.CELL_SECONDS;
 import static org.jccl.core.LifecycleCells.settle;
 import static org.jccl.core.LifecycleCells.walk;
@@ -79,6 +80,8 @@ class LifecycleTableTest {
             case TIMED_OUT -> { // a lone collective times out and the engine aborts the communicator
                 CompletableFuture<?> lone = p.zero().allReduce(p.b0(), p.b0(), 4, DataType.FLOAT32, ReduceOp.SUM);
                 settle(lone);
+                // The work fails first, then the engine aborts: wait for that, so the state is the same every run.
+                await().atMost(Duration.ofSeconds(CELL_SECONDS)).until(() -> p.zero().failure() != null);
             }
         }
     }
