@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jccl.core.config.JcclSettings;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.EventPool;
 import org.jccl.core.engine.StreamQueue;
@@ -241,7 +242,7 @@ public final class Backend {
                                                    CommOptions options, Creation creation) {
         SerialWorker queue = launchQueue(id, rank, device);
         CompletableFuture<Communicator> result = new CompletableFuture<>();
-        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank, options);
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank);
         queue.submit(() -> {
             try {
                 DriverComm dc = creation.create();
@@ -256,18 +257,18 @@ public final class Backend {
     }
 
     /**
-     * A creation still under way after the work timeout (a rank that never joins) fails, typed, instead of waiting
-     * forever; what the library makes afterwards, or is still making, is aborted. Returns the future to hand out;
-     * {@code result} is done once it timed out (its timer is cancelled when it completes first).
+     * A creation still under way after {@code jccl.initTimeout} (a rank that never joins) fails, typed, instead of
+     * waiting forever; what the library makes afterwards, or is still making, is aborted. Returns the future to hand
+     * out; {@code result} is done once it timed out (its timer is cancelled when it completes first).
      */
     private static CompletableFuture<Communicator> failAfterTimeout(CompletableFuture<Communicator> result, String id,
-                                                                    int rank, CommOptions options) {
-        Duration limit = options.timeout();
+                                                                    int rank) {
+        Duration limit = JcclSettings.initTimeout();
         if (limit.isZero()) return result;
         return result.orTimeout(limit.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(e -> CompletableFuture.failedFuture(
                 e instanceof TimeoutException ? new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation"
-                        + " still not done after " + limit + " (the communicator's timeout): check that every rank joins"
-                        + " with the same id") : e));
+                        + " still not done after " + limit + " (jccl.initTimeout): check that every rank joins with the"
+                        + " same id") : e));
     }
 
     /** A communicator nobody will receive: the library's abort, on its launch thread, which then ends. */
@@ -280,7 +281,7 @@ public final class Backend {
     CompletableFuture<Communicator> adopt(DriverComm dc, String id, CommConfig config, CommOptions options) {
         CompletableFuture<Communicator> result = new CompletableFuture<>();
         SerialWorker queue = launchQueue(id, dc.rank(), dc.device());
-        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank(), options);
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank());
         whenReady(dc, id, config, options, queue, result);
         return handedOut;
     }

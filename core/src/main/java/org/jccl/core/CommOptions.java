@@ -9,8 +9,7 @@ import org.jccl.core.error.InvalidArgumentException;
  * jccl's own per-communicator options (NCCL's own live in {@link CommConfig}). Immutable; {@link #defaults()}
  * reads the documented defaults, which the properties and variables in {@link JcclSettings} may override.
  *
- * @param timeout       how long a work may stay pending before its {@link #timeoutPolicy()} applies, and how long a
- *                      creation may take before it fails; zero means never
+ * @param timeout       how long a work may stay pending before its {@link #timeoutPolicy()} applies; zero means never
  * @param timeoutPolicy what a timeout does
  * @param closeTimeout  how long {@code close()} waits for pending work to drain before it aborts instead
  */

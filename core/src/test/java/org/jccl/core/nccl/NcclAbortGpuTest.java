@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Abort on one GPU while NCCL is stuck: a rank of two whose peer never comes (non-blocking creation), and a
- * one-rank communicator whose send to itself has no receive. Either way the call ends within the communicator's
- * timeout plus {@code jccl.abortTimeout}, typed, the library's abort returns (its thread ends), and the process stays
+ * one-rank communicator whose send to itself has no receive. Either way the call ends within its timeout
+ * ({@code jccl.initTimeout}, the work timeout) plus {@code jccl.abortTimeout}, typed, the library's abort returns (its thread ends), and the process stays
  * usable: a new communicator's all-reduce is right.
  */
 @Tag("gpu")
@@ -42,12 +42,15 @@ class NcclAbortGpuTest {
     /** Slack for the polling and thread hand-offs between the deadlines and what the test sees. */
     private static final Duration SLACK = Duration.ofSeconds(10);
     private static String abortTimeoutBefore;
+    private static String initTimeoutBefore;
     private static Backend nccl;
 
     @BeforeAll
     static void open() {
         abortTimeoutBefore = System.getProperty("jccl.abortTimeout");
         System.setProperty("jccl.abortTimeout", ABORT_TIMEOUT.toSeconds() + "s");
+        initTimeoutBefore = System.getProperty("jccl.initTimeout");
+        System.setProperty("jccl.initTimeout", TIMEOUT.toSeconds() + "s");
         nccl = Jccl.backend(BackendKind.NCCL);
         assumeTrue(nccl.deviceCount() >= 1, "needs a GPU");
     }
@@ -56,6 +59,8 @@ class NcclAbortGpuTest {
     static void restore() {
         if (abortTimeoutBefore == null) System.clearProperty("jccl.abortTimeout");
         else System.setProperty("jccl.abortTimeout", abortTimeoutBefore);
+        if (initTimeoutBefore == null) System.clearProperty("jccl.initTimeout");
+        else System.setProperty("jccl.initTimeout", initTimeoutBefore);
     }
 
     @Test
@@ -63,7 +68,7 @@ class NcclAbortGpuTest {
         long launchThreadsBefore = launchThreads();
         long start = System.nanoTime();
         CompletableFuture<Communicator> creating = nccl.initRank(nccl.newUniqueId(), 2, 0, 0,
-                CommConfig.builder().blocking(false).build(), CommOptions.defaults().withTimeout(TIMEOUT));
+                CommConfig.builder().blocking(false).build(), CommOptions.defaults());
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> creating.get(TIMEOUT.plus(SLACK).toSeconds(), TimeUnit.SECONDS));
         assertInstanceOf(WorkTimeoutException.class, e.getCause(), e.toString());
