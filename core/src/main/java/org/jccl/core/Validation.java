@@ -1,6 +1,5 @@
 package org.jccl.core;
 
-import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jspecify.annotations.Nullable;
@@ -96,7 +95,11 @@ final class Validation {
 
     /** {@code count × nranks} elements, or a clear error where the product does not fit a long. */
     private static long total(long count, int n, String what) {
-        return Errors.exactProduct(count, n, what + ": count × ranks");
+        try {
+            return Math.multiplyExact(count, (long) n);
+        } catch (ArithmeticException e) {
+            throw bad(what, "count " + count + " × " + n + " ranks overflows");
+        }
     }
 
     private static void checkReduction(Communicator comm, Operation op, String what) {
@@ -126,7 +129,11 @@ final class Validation {
         long max = 0;
         for (int i = 0; i < counts.length; i++) {
             if (counts[i] <= 0) continue;
-            max = Math.max(max, Errors.exactSum(counts[i], displacements[i], what + ": count + displacement of rank " + i));
+            try {
+                max = Math.max(max, Math.addExact(counts[i], displacements[i]));
+            } catch (ArithmeticException e) {
+                throw bad(what, "count " + counts[i] + " + displacement " + displacements[i] + " overflows");
+            }
         }
         return max;
     }
@@ -137,7 +144,12 @@ final class Validation {
         if (b.device() != comm.device()) {
             throw bad(what, role + " buffer " + b + " is on device " + b.device() + ", the communicator on " + comm.device());
         }
-        long bytes = Errors.exactProduct(elements, size, what + ": " + role + " elements × element size");
+        long bytes;
+        try {
+            bytes = Math.multiplyExact(elements, (long) size);
+        } catch (ArithmeticException e) {
+            throw bad(what, role + " size overflows: " + elements + " elements");
+        }
         if (bytes > b.byteSize()) {
             throw bad(what, role + " buffer holds " + b.byteSize() + " bytes; the operation needs " + bytes
                     + " (" + elements + " elements of " + size + " bytes)");

@@ -119,7 +119,8 @@ public final class Errors {
     /**
      * {@code a × b} for size arithmetic on caller-supplied counts, offsets and rank counts, or an
      * {@link InvalidArgumentException} ("{@code what}: a × b overflows") where the product does not fit a long: a size
-     * that wrapped would pass a capacity check it should fail.
+     * that wrapped would pass a capacity check it should fail. Pass a constant {@code what} on a per-operation path
+     * (a concatenated one allocates on every call); {@code Validation} catches the overflow itself for that reason.
      */
     public static long exactProduct(long a, long b, String what) {
         try {
