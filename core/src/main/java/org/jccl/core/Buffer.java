@@ -140,38 +140,38 @@ public final class Buffer implements AutoCloseable {
 
     /** Reads {@code count} floats from byte offset {@code at}; synchronous. */
     public float[] readFloats(long at, int count) {
-        float[] out = new float[elements(count)];
-        read(at, 4L * count).asFloatBuffer().get(out);
+        var from = read(at, 4L * count).asFloatBuffer();
+        float[] out = new float[count];
+        from.get(out);
         return out;
     }
 
     /** Reads {@code count} doubles from byte offset {@code at}; synchronous. */
     public double[] readDoubles(long at, int count) {
-        double[] out = new double[elements(count)];
-        read(at, 8L * count).asDoubleBuffer().get(out);
+        var from = read(at, 8L * count).asDoubleBuffer();
+        double[] out = new double[count];
+        from.get(out);
         return out;
     }
 
     /** Reads {@code count} ints from byte offset {@code at}; synchronous. */
     public int[] readInts(long at, int count) {
-        int[] out = new int[elements(count)];
-        read(at, 4L * count).asIntBuffer().get(out);
+        var from = read(at, 4L * count).asIntBuffer();
+        int[] out = new int[count];
+        from.get(out);
         return out;
     }
 
     /** Reads {@code count} longs from byte offset {@code at}; synchronous. */
     public long[] readLongs(long at, int count) {
-        long[] out = new long[elements(count)];
-        read(at, 8L * count).asLongBuffer().get(out);
+        var from = read(at, 8L * count).asLongBuffer();
+        long[] out = new long[count];
+        from.get(out);
         return out;
     }
 
-    private static int elements(int count) {
-        if (count < 0) throw new InvalidArgumentException("count must not be negative: " + count);
-        return count;
-    }
-
     private ByteBuffer read(long at, long bytes) {
+        checkRange(at, bytes); // before anything is allocated: a count too large (or negative) costs nothing
         ByteBuffer b = staging(bytes);
         read(at, b);
         return b.flip();
