@@ -1,14 +1,19 @@
 package org.jccl.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jccl.core.config.JcclSettings;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.EventPool;
 import org.jccl.core.engine.StreamQueue;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
+import org.jccl.core.error.WorkTimeoutException;
 import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
@@ -237,39 +242,67 @@ public final class Backend {
                                                    CommOptions options, Creation creation) {
         SerialWorker queue = launchQueue(id, rank, device);
         CompletableFuture<Communicator> result = new CompletableFuture<>();
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank);
         queue.submit(() -> {
             try {
                 DriverComm dc = creation.create();
-                whenReady(dc, id, config, options, queue, result);
+                if (result.isDone()) abandon(dc, queue); // it timed out while the library was creating it
+                else whenReady(dc, id, config, options, queue, result);
             } catch (Throwable t) {
                 queue.stop();
                 result.completeExceptionally(t);
             }
         });
-        return result;
+        return handedOut;
+    }
+
+    /**
+     * A creation still under way after {@code jccl.initTimeout} (a rank that never joins) fails, typed, instead of
+     * waiting forever; what the library makes afterwards, or is still making, is aborted. Returns the future to hand
+     * out; {@code result} is done once it timed out (its timer is cancelled when it completes first).
+     */
+    private static CompletableFuture<Communicator> failAfterTimeout(CompletableFuture<Communicator> result, String id,
+                                                                    int rank) {
+        Duration limit = JcclSettings.initTimeout();
+        if (limit.isZero()) return result;
+        return result.orTimeout(limit.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                e instanceof TimeoutException ? new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation"
+                        + " still not done after " + limit + " (jccl.initTimeout): check that every rank joins with the"
+                        + " same id") : e));
+    }
+
+    /** A communicator nobody will receive: the library's abort, on its launch thread, which then ends. */
+    private static void abandon(DriverComm dc, SerialWorker queue) {
+        queue.submit(dc::abort);
+        queue.stop();
     }
 
     /** A communicator made by split or shrink of another. */
     CompletableFuture<Communicator> adopt(DriverComm dc, String id, CommConfig config, CommOptions options) {
         CompletableFuture<Communicator> result = new CompletableFuture<>();
         SerialWorker queue = launchQueue(id, dc.rank(), dc.device());
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank());
         whenReady(dc, id, config, options, queue, result);
-        return result;
+        return handedOut;
     }
 
     /** Completes {@code result} now (blocking creation) or when the event thread sees creation finish. */
     private void whenReady(DriverComm dc, String id, CommConfig config, CommOptions options, SerialWorker queue,
                            CompletableFuture<Communicator> result) {
         if (config.isBlocking() || dc.asyncError() == Errors.SUCCESS) {
-            result.complete(new Communicator(this, dc, id, options, queue));
+            deliver(new Communicator(this, dc, id, options, queue), result);
             return;
         }
         EventLoop.get().watch(() -> {
+            if (result.isDone()) { // timed out while the library was still creating it
+                abandon(dc, queue);
+                return true;
+            }
             int code = dc.asyncError();
             if (code == Errors.IN_PROGRESS) return false;
             if (code == Errors.SUCCESS) {
                 try {
-                    result.complete(new Communicator(this, dc, id, options, queue));
+                    deliver(new Communicator(this, dc, id, options, queue), result);
                 } catch (Throwable t) {
                     result.completeExceptionally(t);
                 }
@@ -277,12 +310,16 @@ public final class Backend {
                 JcclException e = Errors.fromResult("non-blocking communicator creation", code,
                         driver.resultString(code), dc.lastError(), null);
                 LOG.error("[comm={} rank={}] creation failed: {}", id, dc.rank(), e.getMessage());
-                queue.submit(dc::abort);
-                queue.stop();
+                abandon(dc, queue);
                 result.completeExceptionally(e);
             }
             return true;
         });
+    }
+
+    /** Hands the communicator over, or aborts it if the creation timed out meanwhile (nobody else holds it). */
+    private static void deliver(Communicator c, CompletableFuture<Communicator> result) {
+        if (!result.complete(c)) c.abort();
     }
 
     private SerialWorker launchQueue(String id, int rank, int device) {

@@ -140,33 +140,38 @@ public final class Buffer implements AutoCloseable {
 
     /** Reads {@code count} floats from byte offset {@code at}; synchronous. */
     public float[] readFloats(long at, int count) {
+        var from = read(at, 4L * count).asFloatBuffer();
         float[] out = new float[count];
-        read(at, 4L * count).asFloatBuffer().get(out);
+        from.get(out);
         return out;
     }
 
     /** Reads {@code count} doubles from byte offset {@code at}; synchronous. */
     public double[] readDoubles(long at, int count) {
+        var from = read(at, 8L * count).asDoubleBuffer();
         double[] out = new double[count];
-        read(at, 8L * count).asDoubleBuffer().get(out);
+        from.get(out);
         return out;
     }
 
     /** Reads {@code count} ints from byte offset {@code at}; synchronous. */
     public int[] readInts(long at, int count) {
+        var from = read(at, 4L * count).asIntBuffer();
         int[] out = new int[count];
-        read(at, 4L * count).asIntBuffer().get(out);
+        from.get(out);
         return out;
     }
 
     /** Reads {@code count} longs from byte offset {@code at}; synchronous. */
     public long[] readLongs(long at, int count) {
+        var from = read(at, 8L * count).asLongBuffer();
         long[] out = new long[count];
-        read(at, 8L * count).asLongBuffer().get(out);
+        from.get(out);
         return out;
     }
 
     private ByteBuffer read(long at, long bytes) {
+        checkRange(at, bytes); // before anything is allocated: a count too large (or negative) costs nothing
         ByteBuffer b = staging(bytes);
         read(at, b);
         return b.flip();

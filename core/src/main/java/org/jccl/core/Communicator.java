@@ -411,8 +411,8 @@ public final class Communicator implements AutoCloseable {
     /**
      * {@code ncclCommAbort}: fails every pending work with {@link CommunicatorAbortedException} and frees the
      * communicator. Runs the library's abort on its own thread; the future completes when it returned, or fails
-     * after {@code jccl.abortTimeout} if it hangs. Never blocks the caller. Idempotent; complete at once on a
-     * communicator that was already closed.
+     * with a {@link org.jccl.core.error.WorkTimeoutException} after {@code jccl.abortTimeout} if it hangs. Never
+     * blocks the caller. Idempotent; complete at once on a communicator that was already closed.
      */
     public CompletableFuture<Void> abort() {
         return state.abort();

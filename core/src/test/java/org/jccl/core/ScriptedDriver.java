@@ -44,6 +44,12 @@ final class ScriptedDriver implements Driver {
     volatile java.util.concurrent.CountDownLatch launchGate;
     /** When set, every event completes as soon as it is recorded (for tests' clean-up). */
     volatile boolean autoComplete;
+    /** When set, creating a communicator blocks until it opens, like a blocking init whose peers have not come. */
+    volatile java.util.concurrent.CountDownLatch initGate;
+    /** When set, the library's abort blocks until it opens, like an {@code ncclCommAbort} that hangs. */
+    volatile java.util.concurrent.CountDownLatch abortGate;
+    /** The optional library functions this driver claims (none unless a test adds them). */
+    volatile Set<String> functions = Set.of();
 
     /** Like the host backend: ranks on device -1. */
     @Override
@@ -68,7 +74,7 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public Features features() {
-        return new Features("scripted", "2.28.9", Set.of());
+        return new Features("scripted", "2.28.9", functions);
     }
 
     @Override
@@ -227,6 +233,7 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
+        awaitGate(initGate);
         return new ScriptedComm(rank, nranks);
     }
 
@@ -257,15 +264,17 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public void launch(DriverComm comm, LaunchOp operation, DriverStream stream) {
-        java.util.concurrent.CountDownLatch gate = launchGate;
-        if (gate != null) {
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        awaitGate(launchGate);
         launched.add(operation);
+    }
+
+    private static void awaitGate(java.util.concurrent.CountDownLatch gate) {
+        if (gate == null) return;
+        try {
+            gate.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
@@ -318,6 +327,34 @@ final class ScriptedDriver implements Driver {
         @Override
         public void abort() {
             abortCalled = true;
+            awaitGate(abortGate);
+        }
+
+        @Override
+        public void suspend(int flags) {
+        }
+
+        @Override
+        public void resume() {
+        }
+
+        @Override
+        public CommMemoryStats memStats() {
+            return new CommMemoryStats(0, false, 0, 0);
+        }
+
+        @Override
+        public void revoke(int flags) {
+        }
+
+        @Override
+        public byte[] growUniqueId() {
+            return new byte[UniqueId.BYTES];
+        }
+
+        @Override
+        public DriverComm grow(int newSize, byte @org.jspecify.annotations.Nullable [] uniqueId, CommConfig config) {
+            return new ScriptedComm(rank, newSize);
         }
 
         @Override

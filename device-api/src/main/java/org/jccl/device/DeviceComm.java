@@ -122,7 +122,8 @@ public final class DeviceComm implements AutoCloseable {
 
     /**
      * Destroys it after every kernel issued before: a marker on the stream, then the collective
-     * {@code ncclDevCommDestroy}. Idempotent; the future completes when destroyed.
+     * {@code ncclDevCommDestroy}. Idempotent; the future completes when destroyed, or at once normally when the
+     * communicator was already closed or aborted (the library freed it with the communicator).
      */
     public CompletableFuture<Void> closeAsync() {
         Work drained;
@@ -134,7 +135,10 @@ public final class DeviceComm implements AutoCloseable {
                 destroyed = true;
                 spi.driverComm().devCommDestroy(handle);
                 return (Void) null;
-            })).whenComplete((v, error) -> handle.free()); // also when the communicator was closed or aborted first
+            })).whenComplete((v, error) -> handle.free()) // also when the communicator was closed or aborted first
+                    // A communicator that is gone took its device communicators with it: nothing is left to destroy.
+                    .exceptionallyCompose(e -> communicator.isOpen() ? CompletableFuture.failedFuture(e)
+                            : CompletableFuture.completedFuture(null));
             return destruction;
         }
     }

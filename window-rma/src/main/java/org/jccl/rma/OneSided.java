@@ -223,7 +223,7 @@ public final class OneSided {
         checkWindow(window);
         MemoryRef src = spi.memory(source);
         if (count < 0) throw new InvalidArgumentException("count must not be negative: " + count);
-        long bytes = Math.multiplyExact(count, (long) type.size());
+        long bytes = Errors.exactProduct(count, type.size(), "putSignal: count × element size");
         if (bytes > source.byteSize()) {
             throw new InvalidArgumentException("putSignal of " + count + " " + type + " (" + bytes + " bytes) reads past "
                     + source + " (" + source.byteSize() + " bytes)");

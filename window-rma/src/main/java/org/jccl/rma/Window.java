@@ -81,7 +81,8 @@ public final class Window implements AutoCloseable {
     /**
      * Deregisters the window once everything issued on the communicator before this call has completed (a put into
      * or from it, a wait for its signals), then releases the buffer's memory. Collective: every rank closes its
-     * window. Idempotent: later calls return the same future.
+     * window. Idempotent: later calls return the same future. Once the communicator was closed or aborted there is
+     * nothing left to deregister (the library freed the window with it) and the future completes normally.
      */
     public CompletableFuture<Void> closeAsync() {
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -89,7 +90,8 @@ public final class Window implements AutoCloseable {
         owner.forget(this);
         owner.deregister(this).whenComplete((v, error) -> {
             memory.block().release();
-            if (error != null) done.completeExceptionally(Errors.unwrap(error));
+            // A communicator that was closed or aborted took its windows with it: nothing is left to deregister.
+            if (error != null && communicator().isOpen()) done.completeExceptionally(Errors.unwrap(error));
             else done.complete(null);
         });
         return done;

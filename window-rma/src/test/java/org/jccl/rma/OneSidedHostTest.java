@@ -173,6 +173,28 @@ class OneSidedHostTest {
         outside.close();
     }
 
+    /** Counts whose byte size wraps and offsets at the edges of a long are refused, typed; puts still work after. */
+    @Test
+    void extremeCountsAndOffsetsAreRefusedAndPutsStillWork() throws Exception {
+        OneSided r = rma(0);
+        Window w = windows.get(0);
+        Buffer inside = w.buffer().slice(0, 64);
+        long issued = comms.get(0).pendingCount();
+        for (long count : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 8 + 1, Long.MIN_VALUE, (1L << 62) / 4, BYTES + 1}) {
+            for (DataType type : new DataType[] {DataType.INT8, DataType.FLOAT32, DataType.FLOAT64}) {
+                assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, count, type, 1, 0));
+            }
+        }
+        for (long offset : new long[] {-1, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE - 3, BYTES, BYTES - 3}) {
+            assertThrows(InvalidArgumentException.class, () -> r.putSignal(w, inside, 1, DataType.FLOAT32, 1, offset));
+        }
+        assertEquals(issued, comms.get(0).pendingCount());
+        Buffer source = w.buffer().slice(0, 8);
+        source.write(0, new long[] {42});
+        await(r.putSignal(w, source, 1, DataType.INT64, 1, BYTES - 8), rma(1).waitSignal(SignalWait.of(0, 1)));
+        assertEquals(42, windows.get(1).buffer().readLongs(BYTES - 8, 1)[0]);
+    }
+
     @Test
     void aClosedWindowRefusesPutsAndWindowsOfDifferentSizesAreRefusedOnEveryRank() throws Exception {
         List<Window> extra = register(8192);

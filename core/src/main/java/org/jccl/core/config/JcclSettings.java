@@ -52,6 +52,12 @@ public final class JcclSettings {
     public static final Setting CLOSE_TIMEOUT = new Setting("jccl.closeTimeout", "JCCL_CLOSE_TIMEOUT", "30s");
     /** How long {@code abort()} waits for {@code ncclCommAbort} before giving up on it (it runs on its own thread). */
     public static final Setting ABORT_TIMEOUT = new Setting("jccl.abortTimeout", "JCCL_ABORT_TIMEOUT", "30s");
+    /**
+     * How long creating a communicator may take (a rank that never joins) before its future fails and the half-made
+     * communicator is aborted; {@code 0} disables. Creation takes seconds where the work timeout may be milliseconds,
+     * so it has its own limit.
+     */
+    public static final Setting INIT_TIMEOUT = new Setting("jccl.initTimeout", "JCCL_INIT_TIMEOUT", "10m");
     /** How long the event and launch threads busy-poll after activity before they back off. */
     public static final Setting SPIN = new Setting("jccl.spin", "JCCL_SPIN", "50us");
     /** The longest the event thread parks between polls while work is pending. */
@@ -142,7 +148,7 @@ public final class JcclSettings {
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
+            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
             JCCL_LOCAL_RANK, LOCAL_RANK, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
@@ -171,6 +177,10 @@ public final class JcclSettings {
 
     public static Duration abortTimeout() {
         return ABORT_TIMEOUT.duration();
+    }
+
+    public static Duration initTimeout() {
+        return INIT_TIMEOUT.duration();
     }
 
     /** Logs the effective configuration once per process. */

@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.CommunicatorAbortedException;
@@ -261,8 +260,9 @@ public final class CommunicatorState {
 
     /**
      * {@code ncclCommAbort}: fails every pending work with {@code cause} and runs the library's abort on its own
-     * thread; the future completes when it returned, or fails after {@code jccl.abortTimeout} if it hangs. A closed
-     * communicator has nothing to abort: the future is complete at once. Idempotent; never blocks.
+     * thread; the future completes when it returned, or fails (a {@link WorkTimeoutException}) after
+     * {@code jccl.abortTimeout} if it hangs. A closed communicator has nothing to abort: the future is complete at
+     * once. Idempotent; never blocks.
      */
     public CompletableFuture<Void> abort(JcclException cause) {
         synchronized (submitLock) {
@@ -284,10 +284,13 @@ public final class CommunicatorState {
                 release();
             }
         }, "jccl-abort-" + label).start();
+        // A library abort that hangs fails the future, typed, so that abort().join() in clean-up code returns.
         Duration limit = JcclSettings.abortTimeout();
-        aborted.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS).exceptionally(e -> {
-            if (e instanceof TimeoutException) LOG.error("{} ncclCommAbort did not return within {}", label, limit);
-            return null;
+        CompletableFuture.delayedExecutor(limit.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+            if (aborted.completeExceptionally(new WorkTimeoutException(label + ": the library's abort did not return within "
+                    + limit + " (jccl.abortTimeout); its thread is left behind", -1, null, null, label + " abort()", null))) {
+                LOG.error("{} ncclCommAbort did not return within {}", label, limit);
+            }
         });
         return aborted;
     }

@@ -115,4 +115,27 @@ public final class Errors {
         if (value == null) throw new InvalidArgumentException(name + " must not be null");
         return value;
     }
+
+    /**
+     * {@code a × b} for size arithmetic on caller-supplied counts, offsets and rank counts, or an
+     * {@link InvalidArgumentException} ("{@code what}: a × b overflows") where the product does not fit a long: a size
+     * that wrapped would pass a capacity check it should fail. Pass a constant {@code what} on a per-operation path
+     * (a concatenated one allocates on every call); {@code Validation} catches the overflow itself for that reason.
+     */
+    public static long exactProduct(long a, long b, String what) {
+        try {
+            return Math.multiplyExact(a, b);
+        } catch (ArithmeticException e) {
+            throw new InvalidArgumentException(what + ": " + a + " × " + b + " overflows");
+        }
+    }
+
+    /** {@code a + b} for size arithmetic, or an {@link InvalidArgumentException} where the sum does not fit a long. */
+    public static long exactSum(long a, long b, String what) {
+        try {
+            return Math.addExact(a, b);
+        } catch (ArithmeticException e) {
+            throw new InvalidArgumentException(what + ": " + a + " + " + b + " overflows");
+        }
+    }
 }

@@ -116,7 +116,7 @@ public final class CrossProcessRankMain {
     }
 
     /** Joins the threads whose names start with {@code prefix} (bounded) and counts those still alive. */
-    private static long threadsLeft(String prefix) throws InterruptedException {
+    static long threadsLeft(String prefix) throws InterruptedException {
         List<Thread> net = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith(prefix)).toList();
         for (Thread t : net) t.join(TimeUnit.SECONDS.toMillis(5));

@@ -23,6 +23,8 @@ import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
+import org.jccl.core.Group;
+import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.Work;
 import org.jccl.core.error.InvalidArgumentException;
@@ -158,6 +160,24 @@ class EngineHazardsTest {
         for (int i = 0; i < 3000; i++) {
             c.allReduce(b, b, 16, DataType.FLOAT32, ReduceOp.SUM).join();
             assertEquals(0, c.pendingCount(), "after join " + i);
+        }
+    }
+
+    /**
+     * The same across communicators: one work of a group over two ranks (one event, two pending sets) is off both
+     * ranks' books, and its memory released, when join() returns — whichever rank the joiner reads first.
+     */
+    @Test
+    void theBooksOfEveryParticipantAreUpdatedBeforeAGroupCompletes() throws Exception {
+        List<Communicator> c = ranks(2);
+        Buffer[] b = {buffer(64), buffer(64)};
+        for (int i = 0; i < 1500; i++) {
+            Group g = Group.create();
+            for (int r = 0; r < 2; r++) g.add(c.get(r), Operation.allReduce(b[r], b[r], 16, DataType.FLOAT32, ReduceOp.SUM));
+            g.submit().join();
+            int first = i % 2;
+            assertEquals(0, c.get(first).pendingCount(), "rank " + first + " after join " + i);
+            assertEquals(0, c.get(1 - first).pendingCount(), "rank " + (1 - first) + " after join " + i);
         }
     }
 

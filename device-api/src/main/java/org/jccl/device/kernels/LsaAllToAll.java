@@ -67,7 +67,7 @@ public final class LsaAllToAll {
             throw new InvalidArgumentException("block size and offsets must be non-negative multiples of 16 (block "
                     + blockBytes + ", offsets " + sendOffset + ", " + recvOffset + ")");
         }
-        long span = Math.multiplyExact(blockBytes, devComm.size());
+        long span = Errors.exactProduct(blockBytes, devComm.size(), "all-to-all: block bytes × ranks");
         requireInside(send, sendOffset, span);
         requireInside(recv, recvOffset, span);
         return DeviceApi.of(devComm.communicator()).launch(kernel, LaunchConfig.of(blocks, THREADS),
@@ -76,7 +76,7 @@ public final class LsaAllToAll {
     }
 
     static void requireInside(Window window, long offset, long bytes) {
-        if (Math.addExact(offset, bytes) > window.byteSize()) {
+        if (Errors.exactSum(offset, bytes, "offset + bytes") > window.byteSize()) {
             throw new InvalidArgumentException(bytes + " bytes at " + offset + " run past the end of " + window);
         }
     }

@@ -1,5 +1,7 @@
 package org.jccl.rma.channel;
 
+import org.jccl.core.error.Errors;
+
 /**
  * Where a channel keeps what in its window, the same on every rank (the window is collective-symmetric):
  * {@code slots} slots of a header and one block, then the producer's closing area (the consumer's closing record
@@ -25,6 +27,12 @@ record ChannelLayout(int slots, long blockBytes) {
     static final long FIN = 0x46494e;
     static final long CANCEL = 0x43414e;
     static final long RECORD_BYTES = 32;
+
+    ChannelLayout {
+        // Every offset below is at most the window's size: bounding that once keeps all of them from wrapping.
+        long stride = Errors.exactSum(blockBytes, HEADER + ALIGN, "channel block bytes");
+        Errors.exactSum(Errors.exactProduct(slots, stride, "channel slots × slot size"), 2 * WORD, "channel window size");
+    }
 
     long slotStride() {
         return align(HEADER + blockBytes);

@@ -201,4 +201,18 @@ class BlockChannelHostTest {
         closeAll(ch);
         big.close();
     }
+
+    /** A block size whose window size (slots × (header + block)) wraps is refused, typed, before anything is made. */
+    @Test
+    void blockSizesWhoseWindowSizeWrapsAreRefused() throws Exception {
+        comms = backend.initAll(2).get(30, TimeUnit.SECONDS);
+        ReactiveCommunicator c = ReactiveCommunicator.of(comms.get(0));
+        for (long blockBytes : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 64, 1L << 62, (1L << 62) - 64}) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                    () -> BlockChannel.open(c, 0, 1, 4, blockBytes).block(LIMIT));
+            assertTrue(e.getMessage().contains("overflows"), e.getMessage());
+        }
+        assertEquals(0, comms.get(0).pendingCount());
+        communicatorStillWorks();
+    }
 }
