@@ -28,6 +28,7 @@ public final class LaunchedRankMain {
             int rank = rdzv.rank();
             int n = rdzv.worldSize();
             System.out.println("joined as rank " + rank + " of " + n + " (local rank " + rdzv.localRank() + ")");
+            System.out.println("listens on " + org.jccl.core.config.JcclSettings.RENDEZVOUS_BIND.value());
             System.out.println("command line: " + ProcessHandle.current().info().commandLine().orElse("unknown"));
             switch (mode) {
                 case "exchange" -> exchange(rdzv, rank, n);
