@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.TimeoutPolicy;
 import org.jccl.core.error.InvalidArgumentException;
@@ -15,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Every configuration key of jccl, in one place: a system property and the environment variable that stands in
  * for it (the property wins). NCCL's own {@code NCCL_*} variables are not read here; they pass through to the
- * library untouched. At the first backend's start one INFO line names the backend and the settings that differ from
+ * library untouched, and {@link #NCCL_ENV_PREFIX} properties can set them. At the first backend's start one INFO line names the backend and the settings that differ from
  * their defaults; the whole table is logged at DEBUG.
  */
 public final class JcclSettings {
@@ -169,6 +170,13 @@ public final class JcclSettings {
     public static final Setting HOST_HANDSHAKE_TIMEOUT =
             new Setting("jccl.host.handshakeTimeout", "JCCL_HOST_HANDSHAKE_TIMEOUT", "10s");
 
+    /**
+     * Prefix of the system properties that set NCCL's (or RCCL's) own variables: {@code -Djccl.nccl.env.NCCL_P2P_DISABLE=1}
+     * sets {@code NCCL_P2P_DISABLE=1} in this process's environment before the library is loaded, and in the
+     * environment of the ranks the launcher starts. A property wins over the variable already in the environment.
+     */
+    public static final String NCCL_ENV_PREFIX = "jccl.nccl.env.";
+
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
@@ -182,6 +190,27 @@ public final class JcclSettings {
             RENDEZVOUS_MAX_FRAME, RENDEZVOUS_MAX_STORE_BYTES, RENDEZVOUS_MAX_KEYS_PER_CLIENT, HOST_HANDSHAKE_TIMEOUT);
 
     private JcclSettings() {
+    }
+
+    /**
+     * The variables the {@link #NCCL_ENV_PREFIX} properties set, by name, in name order.
+     *
+     * @throws InvalidArgumentException if a name is not an {@code NCCL_*} or {@code RCCL_*} variable name, or a value
+     *                                  holds a NUL character
+     */
+    public static Map<String, String> ncclEnvironment() {
+        Map<String, String> variables = new TreeMap<>();
+        for (String key : System.getProperties().stringPropertyNames()) {
+            if (!key.startsWith(NCCL_ENV_PREFIX)) continue;
+            String name = key.substring(NCCL_ENV_PREFIX.length());
+            String value = System.getProperty(key, "");
+            if (!name.matches("(NCCL|RCCL)_[A-Z0-9_]+")) {
+                throw new InvalidArgumentException(key + ": '" + name + "' is not an NCCL_* or RCCL_* variable name");
+            }
+            if (value.indexOf('\0') >= 0) throw new InvalidArgumentException(key + ": a value cannot hold a NUL character");
+            variables.put(name, value);
+        }
+        return variables;
     }
 
     public static Duration workTimeout() {

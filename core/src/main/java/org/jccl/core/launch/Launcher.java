@@ -157,12 +157,13 @@ public final class Launcher {
 
     private int runRanks(int port, String secret, @Nullable NodeLink link) {
         String bind = bindAddress(port);
+        Map<String, String> ncclVariables = JcclSettings.ncclEnvironment();
         List<Thread> pumps = new ArrayList<>();
         for (int local = 0; local < arguments.processes(); local++) {
             int rank = arguments.globalRank(local);
             Process p;
             try {
-                p = start(local, port, secret, bind);
+                p = start(local, port, secret, bind, ncclVariables);
             } catch (java.io.IOException e) {
                 err.println("jccl launcher: cannot start rank " + rank + ": " + e.getMessage());
                 stopAll();
@@ -209,7 +210,8 @@ public final class Launcher {
         }
     }
 
-    private Process start(int local, int port, String secret, @Nullable String bind) throws java.io.IOException {
+    private Process start(int local, int port, String secret, @Nullable String bind, Map<String, String> ncclVariables)
+            throws java.io.IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // GPU ranks load jccl's JNI library; JDK 24+ warns about that unless native access is enabled (JDK 22+ has
@@ -236,6 +238,7 @@ public final class Launcher {
         env.put("LOCAL_WORLD_SIZE", Integer.toString(arguments.processes()));
         env.put("GROUP_RANK", Integer.toString(arguments.nodeRank()));
         if (bind != null) env.put(JcclSettings.RENDEZVOUS_BIND.env(), bind);
+        env.putAll(ncclVariables); // jccl.nccl.env.* given to the launcher: the ranks' NCCL reads them
         env.put(JcclSettings.RENDEZVOUS_SERVER.env(), StoreHost.EXTERNAL.name().toLowerCase(java.util.Locale.ROOT));
         env.put(JcclSettings.RENDEZVOUS_SECRET.env(), secret);
         env.remove(JcclSettings.RENDEZVOUS_SECRET_FILE.env());
