@@ -190,12 +190,15 @@ public final class Launcher {
     }
 
     /**
-     * Where this node's ranks listen and what they advertise: {@code --local-addr}; on several nodes without it, the
-     * address this host reaches the master from (a connected datagram socket sends nothing, the kernel only picks
-     * the route); on one node, whatever the ranks' environment says (null).
+     * Where this node's ranks listen and what they advertise: {@code --local-addr}; else the launcher's own
+     * {@code jccl.rendezvous.bind} if set (a wildcard makes ranks advertise the host's first external address); else,
+     * on several nodes, the address this host reaches the master from (a connected datagram socket sends nothing, the
+     * kernel only picks the route); on one node, whatever the ranks' environment says (null).
      */
     private @Nullable String bindAddress(int port) {
-        if (arguments.localAddr() != null || arguments.nodes() == 1) return arguments.localAddr();
+        if (arguments.localAddr() != null) return arguments.localAddr();
+        if (JcclSettings.RENDEZVOUS_BIND.isSet()) return JcclSettings.RENDEZVOUS_BIND.value();
+        if (arguments.nodes() == 1) return null;
         try (DatagramSocket probe = new DatagramSocket()) {
             probe.connect(new InetSocketAddress(arguments.masterAddr(), port));
             InetAddress local = probe.getLocalAddress();
