@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.jccl.core.rendezvous.RendezvousClient;
+import org.jccl.core.rendezvous.RendezvousException;
 import org.jccl.core.rendezvous.RendezvousOptions;
 import org.jccl.core.rendezvous.RendezvousTimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -57,7 +58,13 @@ final class NodeLink implements AutoCloseable {
     void reportSuccess(int rank, boolean last) {
         // Done before the last report: node 0 may close the server as soon as it sees it.
         if (last) finished = true;
-        client.setNow(EXIT_PREFIX + rank, "0".getBytes(UTF_8));
+        try {
+            client.setNow(EXIT_PREFIX + rank, "0".getBytes(UTF_8));
+        } catch (RendezvousException e) {
+            // Node 0 closes the server once it has every report, possibly before our answer is sent: the last
+            // report landed if node 0 is done, and if node 0 is gone there is no one left to tell.
+            if (!last) throw e;
+        }
     }
 
     /** Tells the other nodes that a rank of this node failed, so that they stop theirs. */
