@@ -12,6 +12,7 @@
 #define JCCL_NATIVE_H
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -174,6 +175,15 @@ static jn_long jn_open(int hip, const char* nccl_candidates, const char* runtime
 }
 
 /* ---- the feature table */
+
+/*
+ * NCCL reads its NCCL_* variables with getenv in this process, and a JVM cannot change its own environment: jccl sets
+ * the ones given as jccl.nccl.env.* properties here, before dlopen, while no NCCL thread runs (setenv is not safe
+ * against a concurrent getenv). Returns 0 or errno.
+ */
+static int jn_setenv(const char* name, const char* value) { return setenv(name, value, 1) == 0 ? 0 : errno; }
+/* The variable as this process's C library sees it (what NCCL reads), or NULL. */
+static const char* jn_getenv(const char* name) { return getenv(name); }
 
 static int jn_nccl_function_count() { return JN_NCCL_COUNT; }
 static const char* jn_nccl_function_name(int i) { return i >= 0 && i < JN_NCCL_COUNT ? jn_nccl_names[i] : NULL; }

@@ -71,6 +71,12 @@ static int op_result(size_t count, stub_comm* c) {
     return 0;
 }
 
+/* What NCCL would see as it loads: jccl sets the jccl.nccl.env.* variables before dlopen. */
+__attribute__((constructor)) static void stub_loaded(void) {
+    const char* probe = getenv("NCCL_JCCL_STUB_PROBE");
+    if (probe != NULL) stub_log("loaded with NCCL_JCCL_STUB_PROBE=%s", probe);
+}
+
 int ncclGetVersion(int* v) { *v = STUB_VERSION; return 0; }
 const char* ncclGetErrorString(int code) {
     static char text[64];

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.TimeoutPolicy;
 import org.jccl.core.error.InvalidArgumentException;
@@ -14,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Every configuration key of jccl, in one place: a system property and the environment variable that stands in
  * for it (the property wins). NCCL's own {@code NCCL_*} variables are not read here; they pass through to the
- * library untouched. At the first backend's start one INFO line names the backend and the settings that differ from
+ * library untouched, and {@link #NCCL_ENV_PREFIX} properties can set them. At the first backend's start one INFO line names the backend and the settings that differ from
  * their defaults; the whole table is logged at DEBUG.
  */
 public final class JcclSettings {
@@ -101,6 +103,35 @@ public final class JcclSettings {
     public static final Setting JCCL_LOCAL_RANK = new Setting("jccl.localRank", "JCCL_LOCAL_RANK", "");
     /** The conventional variable for the rank on this host. */
     public static final Setting LOCAL_RANK = new Setting("LOCAL_RANK", "LOCAL_RANK", "");
+
+    // What schedulers set, read only when neither jccl's nor torchrun's variable gives the value (the precedence is
+    // org.jccl.core.rendezvous.JobEnvironment's).
+    /** Slurm: the task's global rank. */
+    public static final Setting SLURM_PROCID = new Setting("SLURM_PROCID", "SLURM_PROCID", "");
+    /** Slurm: the number of tasks of the step. */
+    public static final Setting SLURM_NTASKS = new Setting("SLURM_NTASKS", "SLURM_NTASKS", "");
+    /** Slurm: the task's rank on its node. */
+    public static final Setting SLURM_LOCALID = new Setting("SLURM_LOCALID", "SLURM_LOCALID", "");
+    /** Slurm: the step's nodes in Slurm's compressed host-list form; its first host is the master. */
+    public static final Setting SLURM_STEP_NODELIST = new Setting("SLURM_STEP_NODELIST", "SLURM_STEP_NODELIST", "");
+    /** Slurm: the job's nodes, used for the master when the step's list is not set. */
+    public static final Setting SLURM_JOB_NODELIST = new Setting("SLURM_JOB_NODELIST", "SLURM_JOB_NODELIST", "");
+    /** Open MPI (and PMIx launchers that set it): the process's rank in MPI_COMM_WORLD. */
+    public static final Setting OMPI_COMM_WORLD_RANK = new Setting("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_RANK", "");
+    /** Open MPI: the size of MPI_COMM_WORLD. */
+    public static final Setting OMPI_COMM_WORLD_SIZE = new Setting("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "");
+    /** Open MPI: the process's rank on its node. */
+    public static final Setting OMPI_COMM_WORLD_LOCAL_RANK =
+            new Setting("OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "");
+    /** Kubernetes indexed Job: the pod's completion index, taken as its rank. */
+    public static final Setting JOB_COMPLETION_INDEX = new Setting("JOB_COMPLETION_INDEX", "JOB_COMPLETION_INDEX", "");
+    /** The pod's host name; an indexed Job's pods are named {@code <job>-<index>} (not in {@link #ALL}: always set). */
+    public static final Setting HOSTNAME = new Setting("HOSTNAME", "HOSTNAME", "");
+    /**
+     * Kubernetes: the headless Service that is the Job's subdomain; with it the master is index 0's pod,
+     * {@code <job>-0.<service>}, unless a master address is set.
+     */
+    public static final Setting K8S_SERVICE = new Setting("jccl.k8s.service", "JCCL_K8S_SERVICE", "");
     /**
      * The shared secret that admits a process to the rendezvous (at least 16 characters). Prefer the environment
      * variable or {@link #RENDEZVOUS_SECRET_FILE}: a system property shows on the command line. Never logged.
@@ -145,17 +176,47 @@ public final class JcclSettings {
     public static final Setting HOST_HANDSHAKE_TIMEOUT =
             new Setting("jccl.host.handshakeTimeout", "JCCL_HOST_HANDSHAKE_TIMEOUT", "10s");
 
+    /**
+     * Prefix of the system properties that set NCCL's (or RCCL's) own variables: {@code -Djccl.nccl.env.NCCL_P2P_DISABLE=1}
+     * sets {@code NCCL_P2P_DISABLE=1} in this process's environment before the library is loaded, and in the
+     * environment of the ranks the launcher starts. A property wins over the variable already in the environment.
+     */
+    public static final String NCCL_ENV_PREFIX = "jccl.nccl.env.";
+
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
             TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
-            JCCL_LOCAL_RANK, LOCAL_RANK, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
+            JCCL_LOCAL_RANK, LOCAL_RANK, SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_STEP_NODELIST,
+            SLURM_JOB_NODELIST, OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK,
+            JOB_COMPLETION_INDEX, K8S_SERVICE, RENDEZVOUS_SECRET, RENDEZVOUS_SECRET_FILE, RENDEZVOUS_BIND, RENDEZVOUS_SERVER,
             RENDEZVOUS_TIMEOUT, RENDEZVOUS_HEARTBEAT, RENDEZVOUS_DEAD_AFTER, RENDEZVOUS_HANDSHAKE_TIMEOUT,
             RENDEZVOUS_MAX_FRAME, RENDEZVOUS_MAX_STORE_BYTES, RENDEZVOUS_MAX_KEYS_PER_CLIENT, HOST_HANDSHAKE_TIMEOUT);
 
     private JcclSettings() {
+    }
+
+    /**
+     * The variables the {@link #NCCL_ENV_PREFIX} properties set, by name, in name order.
+     *
+     * @throws InvalidArgumentException if a name is not an {@code NCCL_*} or {@code RCCL_*} variable name, or a value
+     *                                  holds a NUL character
+     */
+    public static Map<String, String> ncclEnvironment() {
+        Map<String, String> variables = new TreeMap<>();
+        for (String key : System.getProperties().stringPropertyNames()) {
+            if (!key.startsWith(NCCL_ENV_PREFIX)) continue;
+            String name = key.substring(NCCL_ENV_PREFIX.length());
+            String value = System.getProperty(key, "");
+            if (!name.matches("(NCCL|RCCL)_[A-Z0-9_]+")) {
+                throw new InvalidArgumentException(key + ": '" + name + "' is not an NCCL_* or RCCL_* variable name");
+            }
+            if (value.indexOf('\0') >= 0) throw new InvalidArgumentException(key + ": a value cannot hold a NUL character");
+            variables.put(name, value);
+        }
+        return variables;
     }
 
     public static Duration workTimeout() {
@@ -209,15 +270,28 @@ public final class JcclSettings {
     public record Setting(String property, String env, String defaultValue) {
         /** The effective value: the property, else the variable, else the default. */
         public String value() {
+            return value(System.getenv());
+        }
+
+        /**
+         * The effective value with the variables read from {@code environment} instead of this process's (how a
+         * test or a launcher describes another process): the property, else the variable, else the default.
+         */
+        public String value(Map<String, String> environment) {
             String v = System.getProperty(property);
-            if (v == null || v.isBlank()) v = System.getenv(env);
+            if (v == null || v.isBlank()) v = environment.get(env);
             return v == null || v.isBlank() ? defaultValue : v.trim();
         }
 
         /** Whether the user set it (property or variable). */
         public boolean isSet() {
+            return isSet(System.getenv());
+        }
+
+        /** Whether it is set as a property or in {@code environment}. */
+        public boolean isSet(Map<String, String> environment) {
             String p = System.getProperty(property);
-            String e = System.getenv(env);
+            String e = environment.get(env);
             return (p != null && !p.isBlank()) || (e != null && !e.isBlank());
         }
 

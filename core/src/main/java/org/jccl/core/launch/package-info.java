@@ -1,7 +1,7 @@
 /**
- * A one-host launcher, like torchrun: {@link org.jccl.core.launch.Launcher} starts one JVM per rank with the
- * rendezvous variables set, hosts their rendezvous server, prefixes their output with the rank, and ends them all
- * when one fails.
+ * A launcher like torchrun: {@link org.jccl.core.launch.Launcher} starts one JVM per rank with the rendezvous
+ * variables set, on one host or on each of several nodes (one launcher per node, node 0 hosting the rendezvous
+ * server), prefixes their output with the rank, and ends them all — on every node — when one fails.
  */
 @NullMarked
 package org.jccl.core.launch;

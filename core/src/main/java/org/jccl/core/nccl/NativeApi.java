@@ -26,6 +26,10 @@ final class NativeApi {
 
     static native long jn_open(int hip, String ncclCandidates, String runtimeCandidates, byte[] error, int errorLength);
 
+    static native int jn_setenv(String name, String value);
+
+    static native String jn_getenv(String name);
+
     static native int jn_nccl_function_count();
 
     static native String jn_nccl_function_name(int index);

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.config.JcclSettings.Setting;
@@ -114,36 +115,44 @@ public final class RendezvousOptions {
     }
 
     /**
-     * Options from system properties and environment variables ({@link JcclSettings}): {@code JCCL_MASTER_ADDR}
-     * or {@code MASTER_ADDR}, {@code JCCL_MASTER_PORT} or {@code MASTER_PORT}, {@code JCCL_RANK} or {@code RANK},
-     * {@code JCCL_WORLD_SIZE} or {@code WORLD_SIZE}, {@code JCCL_LOCAL_RANK} or {@code LOCAL_RANK}, the secret from
-     * {@code JCCL_RENDEZVOUS_SECRET} or the file {@code JCCL_RENDEZVOUS_SECRET_FILE}, and the
-     * {@code JCCL_RENDEZVOUS_*} limits.
+     * Options from system properties and environment variables ({@link JcclSettings}): the rank, world size, local
+     * rank and master from {@link JobEnvironment#detect()} (jccl's keys, then torchrun's, then Slurm's, Open MPI's
+     * or a Kubernetes indexed Job's), the secret from {@code JCCL_RENDEZVOUS_SECRET} or the file
+     * {@code JCCL_RENDEZVOUS_SECRET_FILE}, and the {@code JCCL_RENDEZVOUS_*} limits.
      *
      * @throws InvalidArgumentException if a value cannot be read or the secret is missing
      */
     public static RendezvousOptions fromEnvironment() {
+        return fromEnvironment(System.getenv());
+    }
+
+    /**
+     * As {@link #fromEnvironment()}, with the variables read from {@code env} instead of this process's.
+     *
+     * @throws InvalidArgumentException if a value cannot be read or the secret is missing
+     */
+    public static RendezvousOptions fromEnvironment(Map<String, String> env) {
+        JobEnvironment job = JobEnvironment.detect(env);
         Builder b = builder()
-                .host(first(JcclSettings.JCCL_MASTER_ADDR, JcclSettings.MASTER_ADDR))
-                .port(integer(JcclSettings.JCCL_MASTER_PORT, JcclSettings.MASTER_PORT, DEFAULT_PORT))
-                .rank(integer(JcclSettings.JCCL_RANK, JcclSettings.RANK, NO_RANK))
-                .worldSize(integer(JcclSettings.JCCL_WORLD_SIZE, JcclSettings.WORLD_SIZE, 0))
-                .localRank(integer(JcclSettings.JCCL_LOCAL_RANK, JcclSettings.LOCAL_RANK, 0))
-                .bindAddress(JcclSettings.RENDEZVOUS_BIND.value())
-                .storeHost(storeHost(JcclSettings.RENDEZVOUS_SERVER.value()))
-                .timeout(JcclSettings.RENDEZVOUS_TIMEOUT.duration())
-                .heartbeatInterval(JcclSettings.RENDEZVOUS_HEARTBEAT.duration())
-                .deadAfter(JcclSettings.RENDEZVOUS_DEAD_AFTER.duration())
-                .handshakeTimeout(JcclSettings.RENDEZVOUS_HANDSHAKE_TIMEOUT.duration())
-                .maxFrameBytes(integer(JcclSettings.RENDEZVOUS_MAX_FRAME, JcclSettings.RENDEZVOUS_MAX_FRAME,
-                        DEFAULT_MAX_FRAME_BYTES))
-                .maxStoreBytes(longInteger(JcclSettings.RENDEZVOUS_MAX_STORE_BYTES, DEFAULT_MAX_STORE_BYTES))
-                .maxKeysPerClient(integer(JcclSettings.RENDEZVOUS_MAX_KEYS_PER_CLIENT,
-                        JcclSettings.RENDEZVOUS_MAX_KEYS_PER_CLIENT, DEFAULT_MAX_KEYS_PER_CLIENT));
-        if (JcclSettings.RENDEZVOUS_SECRET.isSet()) {
-            b.secret(JcclSettings.RENDEZVOUS_SECRET.value());
-        } else if (JcclSettings.RENDEZVOUS_SECRET_FILE.isSet()) {
-            b.secret(readSecretFile(Path.of(JcclSettings.RENDEZVOUS_SECRET_FILE.value())));
+                .host(job.masterAddr())
+                .port(job.masterPort())
+                .rank(job.rank())
+                .worldSize(job.worldSize())
+                .localRank(job.localRank())
+                .bindAddress(JcclSettings.RENDEZVOUS_BIND.value(env))
+                .storeHost(storeHost(JcclSettings.RENDEZVOUS_SERVER.value(env)))
+                .timeout(duration(JcclSettings.RENDEZVOUS_TIMEOUT, env))
+                .heartbeatInterval(duration(JcclSettings.RENDEZVOUS_HEARTBEAT, env))
+                .deadAfter(duration(JcclSettings.RENDEZVOUS_DEAD_AFTER, env))
+                .handshakeTimeout(duration(JcclSettings.RENDEZVOUS_HANDSHAKE_TIMEOUT, env))
+                .maxFrameBytes(integer(JcclSettings.RENDEZVOUS_MAX_FRAME, env, DEFAULT_MAX_FRAME_BYTES))
+                .maxStoreBytes(longInteger(JcclSettings.RENDEZVOUS_MAX_STORE_BYTES, env, DEFAULT_MAX_STORE_BYTES))
+                .maxKeysPerClient(integer(JcclSettings.RENDEZVOUS_MAX_KEYS_PER_CLIENT, env,
+                        DEFAULT_MAX_KEYS_PER_CLIENT));
+        if (JcclSettings.RENDEZVOUS_SECRET.isSet(env)) {
+            b.secret(JcclSettings.RENDEZVOUS_SECRET.value(env));
+        } else if (JcclSettings.RENDEZVOUS_SECRET_FILE.isSet(env)) {
+            b.secret(readSecretFile(Path.of(JcclSettings.RENDEZVOUS_SECRET_FILE.value(env))));
         } else {
             throw new InvalidArgumentException("no rendezvous secret: set " + JcclSettings.RENDEZVOUS_SECRET + " or "
                     + JcclSettings.RENDEZVOUS_SECRET_FILE + " (the launcher sets it for its ranks)");
@@ -160,23 +169,18 @@ public final class RendezvousOptions {
         }
     }
 
-    private static String first(Setting preferred, Setting fallback) {
-        return preferred.isSet() ? preferred.value() : fallback.value();
+    private static Duration duration(Setting s, Map<String, String> env) {
+        return JcclSettings.parseDuration(s.value(env), s);
     }
 
-    private static int integer(Setting preferred, Setting fallback, int defaultValue) {
-        Setting s = preferred.isSet() ? preferred : fallback;
-        String v = s.value();
-        if (v.isEmpty()) return defaultValue;
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new InvalidArgumentException(s + " must be an integer, not '" + v + "'");
-        }
+    private static int integer(Setting s, Map<String, String> env, int defaultValue) {
+        long n = longInteger(s, env, defaultValue);
+        if (n != (int) n) throw new InvalidArgumentException(s + " must be an integer below 2^31, not " + n);
+        return (int) n;
     }
 
-    private static long longInteger(Setting s, long defaultValue) {
-        String v = s.value();
+    private static long longInteger(Setting s, Map<String, String> env, long defaultValue) {
+        String v = s.value(env);
         if (v.isEmpty()) return defaultValue;
         try {
             return Long.parseLong(v);

@@ -28,6 +28,8 @@ public final class LaunchedRankMain {
             int rank = rdzv.rank();
             int n = rdzv.worldSize();
             System.out.println("joined as rank " + rank + " of " + n + " (local rank " + rdzv.localRank() + ")");
+            System.out.println("listens on " + org.jccl.core.config.JcclSettings.RENDEZVOUS_BIND.value());
+            System.out.println("NCCL_JCCL_LAUNCH_PROBE=" + System.getenv("NCCL_JCCL_LAUNCH_PROBE"));
             System.out.println("command line: " + ProcessHandle.current().info().commandLine().orElse("unknown"));
             switch (mode) {
                 case "exchange" -> exchange(rdzv, rank, n);

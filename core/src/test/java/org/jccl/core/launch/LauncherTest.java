@@ -68,6 +68,19 @@ class LauncherTest {
     }
 
     @Test
+    void ncclVariablesGivenAsPropertiesReachTheRanksEnvironment() {
+        String property = org.jccl.core.config.JcclSettings.NCCL_ENV_PREFIX + "NCCL_JCCL_LAUNCH_PROBE";
+        System.setProperty(property, "from-the-launcher");
+        try {
+            int code = Launcher.run(List.of("--nproc", "1", "--", LaunchedRankMain.class.getName(), "exchange"), out, err);
+            assertEquals(0, code, () -> "stdout:\n" + out() + "\nstderr:\n" + err());
+            assertTrue(out().contains("[rank 0] NCCL_JCCL_LAUNCH_PROBE=from-the-launcher"), out());
+        } finally {
+            System.clearProperty(property);
+        }
+    }
+
+    @Test
     void badCommandLinesAreRefusedWithTheUsage() {
         assertEquals(Launcher.USAGE_ERROR, Launcher.run(List.of("--nproc", "2"), out, err));
         assertTrue(err().contains("missing '--'"), err());

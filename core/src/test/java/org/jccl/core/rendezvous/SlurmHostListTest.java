@@ -1,0 +1,36 @@
+package org.jccl.core.rendezvous;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.jccl.core.error.InvalidArgumentException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SlurmHostListTest {
+    @Test
+    void rangesAndSinglesExpandInOrderKeepingThePadding() {
+        assertEquals(List.of("gpu01", "gpu02", "gpu03", "gpu07", "login1"), SlurmHostList.expand("gpu[01-03,07],login1"));
+        assertEquals(List.of("n08", "n09", "n10", "n100"), SlurmHostList.expand("n[08-10,100]"));
+        assertEquals("gpu01", SlurmHostList.first("gpu[01-03,07],login1"));
+        assertEquals("login1", SlurmHostList.first("login1,gpu[01-03]"));
+    }
+
+    @Test
+    void severalBracketsMakeEveryCombinationAndSuffixesStay() {
+        assertEquals(List.of("rack1-n1.ib", "rack1-n2.ib", "rack2-n1.ib", "rack2-n2.ib"),
+                SlurmHostList.expand("rack[1-2]-n[1-2].ib"));
+        assertEquals(List.of("a", "b-1", "b-3", "c"), SlurmHostList.expand(" a , b-[1,3],c"));
+        assertEquals(List.of("127.0.0.1", "127.0.0.2"), SlurmHostList.expand("127.0.0.[1-2]"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "a,,b", "gpu[01-03", "gpu01-03]", "gpu[[1]]", "gpu[3-1]", "gpu[a-b]", "gpu[]", "gpu[1-]"})
+    void malformedListsAreRefusedNamingTheList(String list) {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SlurmHostList.expand(list));
+        assertTrue(e.getMessage().contains("Slurm host list '" + list + "'"), e.getMessage());
+    }
+}
