@@ -5,11 +5,19 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
 import org.jccl.core.Communicator;
@@ -17,6 +25,8 @@ import org.jccl.core.Jccl;
 import org.jccl.core.UniqueId;
 import org.jccl.core.metrics.JcclMetrics;
 import org.jccl.core.rendezvous.Rendezvous;
+import org.jccl.examples.bench.LatencyPlot;
+import org.jccl.examples.bench.LoadGenerator;
 import org.jccl.reactive.ReactiveCommunicator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -39,7 +49,12 @@ import reactor.netty.http.server.HttpServerResponse;
  *
  * <pre>
  *   launcher --nproc N -- org.jccl.examples.embedding.EmbeddingService [port (0: any)] [max requests in flight] [timeout ms]
+ *       [--load 1,4,16,64,256 [--load-requests N] [--load-seconds S] [--plot FILE.svg]]
  * </pre>
+ *
+ * With {@code --load}, rank 0 drives itself with the {@link LoadGenerator} over loopback (each level bounded by
+ * {@code --load-requests}, default 20000, and {@code --load-seconds}, default 5; every answer checked), prints the
+ * table, draws the plot, and shuts the service down.
  *
  * Endpoints: {@code GET /embed?ids=3,17,42[&timeoutMs=T][&computeMs=C]} answers
  * {@code {"ids":[...],"rows":[[...],...]}} (C simulates per-step compute on every rank); {@code GET /health};
@@ -71,9 +86,15 @@ public final class EmbeddingService {
     }
 
     public static void main(String[] args) throws Exception {
-        int port = args.length > 0 ? Integer.parseInt(args[0]) : 8080;
-        int maxInFlight = args.length > 1 ? Integer.parseInt(args[1]) : 1024;
-        Duration timeout = Duration.ofMillis(args.length > 2 ? Long.parseLong(args[2]) : 5000);
+        List<String> positional = new ArrayList<>();
+        Map<String, String> flags = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].startsWith("--") && i + 1 < args.length) flags.put(args[i], args[++i]);
+            else positional.add(args[i]);
+        }
+        int port = positional.size() > 0 ? Integer.parseInt(positional.get(0)) : 8080;
+        int maxInFlight = positional.size() > 1 ? Integer.parseInt(positional.get(1)) : 1024;
+        Duration timeout = Duration.ofMillis(positional.size() > 2 ? Long.parseLong(positional.get(2)) : 5000);
         Backend backend = Jccl.backend();
         Scheduler stepThread = Schedulers.newSingle("embedding-steps");
         try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
@@ -82,7 +103,7 @@ public final class EmbeddingService {
             Communicator comm = backend.initRank(id, rdzv.worldSize(), rdzv.rank(), device).get(60, TimeUnit.SECONDS);
             try (LookupSteps steps = new LookupSteps(backend, ReactiveCommunicator.of(comm), stepThread)) {
                 if (rdzv.rank() == 0) {
-                    new EmbeddingService(rdzv, steps, maxInFlight, timeout).serve(port, comm);
+                    new EmbeddingService(rdzv, steps, maxInFlight, timeout).serve(port, comm, flags);
                 } else {
                     steps.follow().block();
                 }
@@ -96,7 +117,7 @@ public final class EmbeddingService {
     }
 
     /** Rank 0: serves until {@code POST /shutdown}, then stops the other ranks. */
-    private void serve(int port, Communicator comm) {
+    private void serve(int port, Communicator comm, Map<String, String> flags) {
         Flux<LookupRequest> stream = Flux.create(sink -> requests = sink); // FluxSink is safe from many threads
         Mono<Void> lead = steps.lead(stream)
                 .doOnError(e -> {
@@ -126,6 +147,7 @@ public final class EmbeddingService {
                     .buffer(2, 1).filter(p -> p.size() == 2)
                     .subscribe(p -> System.out.printf("embedding service: %d requests served, %.0f/s, %d in flight%n",
                             p.get(1), (p.get(1) - p.get(0)) / 2.0, inFlight.get()));
+            if (flags.containsKey("--load")) selfLoad(URI.create("http://127.0.0.1:" + server.port()), comm, flags);
             lead.block();
             progress.dispose();
             server.disposeNow(Duration.ofSeconds(10));
@@ -134,7 +156,52 @@ public final class EmbeddingService {
         }
     }
 
-    private void shutdown() {
+    /** {@code --load}: the load generator against this service, on its own thread, then the shutdown. */
+    private void selfLoad(URI base, Communicator comm, Map<String, String> flags) {
+        Thread load = new Thread(() -> {
+            try {
+                LoadGenerator generator = new LoadGenerator(base, new LoadGenerator.Workload() {
+                    @Override
+                    public String path(long index) {
+                        return "/embed?ids=" + Arrays.stream(randomIds(index)).mapToObj(Integer::toString)
+                                .collect(Collectors.joining(","));
+                    }
+
+                    @Override
+                    public boolean check(long index, String body) {
+                        int[] ids = randomIds(index);
+                        float[][] rows = new float[ids.length][EmbeddingTable.DIM];
+                        for (int i = 0; i < ids.length; i++) {
+                            for (int j = 0; j < EmbeddingTable.DIM; j++) rows[i][j] = EmbeddingTable.value(ids[i], j);
+                        }
+                        return body.equals(json(ids, rows));
+                    }
+                });
+                List<LoadGenerator.Row> rows = generator.run(LoadGenerator.levels(flags.get("--load")),
+                        Long.parseLong(flags.getOrDefault("--load-requests", "20000")),
+                        Duration.ofSeconds(Long.parseLong(flags.getOrDefault("--load-seconds", "5"))));
+                String plot = flags.get("--plot");
+                if (plot != null) {
+                    LatencyPlot.write(Path.of(plot), "embedding lookups, " + comm.size() + " shards, "
+                            + comm.backend().kind().id() + " backend", rows);
+                    System.out.println("embedding service: plot written to " + plot);
+                }
+            } catch (Exception e) {
+                System.out.println("embedding service: load failed: " + e);
+            } finally {
+                shutdown();
+            }
+        }, "embedding-load");
+        load.start();
+    }
+
+    /** Request {@code index}'s ids under {@code --load}: 1 to 16 ids, the same for the request and its check. */
+    private static int[] randomIds(long index) {
+        Random random = new Random(index);
+        return random.ints(1 + random.nextInt(16), 0, EmbeddingTable.ROWS).toArray();
+    }
+
+    private synchronized void shutdown() {
         if (stopping) return;
         stopping = true;
         requests.complete();
