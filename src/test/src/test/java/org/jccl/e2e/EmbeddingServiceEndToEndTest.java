@@ -4,13 +4,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.jccl.core.launch.Launcher;
 import org.jccl.examples.embedding.EmbeddingService;
 import org.jccl.examples.embedding.EmbeddingTable;
 import org.junit.jupiter.api.Test;
@@ -33,61 +27,44 @@ import org.junit.jupiter.api.Test;
  * client that disconnects mid-step each answered as documented, and every rank ran the same steps in the same order.
  */
 class EmbeddingServiceEndToEndTest {
-    private static final Pattern LISTENING = Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
     private static final int CLIENTS = 48;
     private static final int REQUESTS_PER_CLIENT = 8;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
     @Test
     void concurrentClientsGetCorrectRowsAndErrorsTimeoutsAndDisconnectsKeepEveryRankInStep() throws Exception {
-        ByteArrayOutputStream sink = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(new Synchronized(sink), true, StandardCharsets.UTF_8);
-        CompletableFuture<Integer> job = CompletableFuture.supplyAsync(() -> Launcher.run(
-                List.of("--nproc", "2", "--", EmbeddingService.class.getName(), "0", "1024", "10000"), out, out));
-        String base = null;
-        try {
-            await().atMost(Duration.ofSeconds(90)).until(() -> job.isDone() || LISTENING.matcher(text(sink)).find());
-            Matcher m = LISTENING.matcher(text(sink));
-            assertTrue(m.find(), () -> text(sink));
-            base = m.group(1);
-
-            int answered = concurrentLookupsAllCorrect(base);
+        String text;
+        int code;
+        // port any, 1024 in flight, 10 s default timeout
+        try (LaunchedService service = new LaunchedService(2, EmbeddingService.class, "0", "1024", "10000")) {
+            int answered = concurrentLookupsAllCorrect(service);
             assertEquals(CLIENTS * REQUESTS_PER_CLIENT, answered);
 
-            assertEquals(400, get(base + "/embed?ids=1,x").statusCode());
-            assertEquals(400, get(base + "/embed?ids=" + EmbeddingTable.ROWS).statusCode());
-            assertEquals(400, get(base + "/embed").statusCode());
+            assertEquals(400, service.get("/embed?ids=1,x").statusCode());
+            assertEquals(400, service.get("/embed?ids=" + EmbeddingTable.ROWS).statusCode());
+            assertEquals(400, service.get("/embed").statusCode());
 
-            disconnectWhileTheStepIsInFlight(base, answered);
+            disconnectWhileTheStepIsInFlight(service, answered);
             // The abandoned step still ran to its end on every rank (its second all-to-all completed).
-            String service = base;
             await().atMost(Duration.ofSeconds(20)).until(() -> completed(service, "allToAll") == 2L * (answered + 1));
 
             // The queue is empty, so this step begins at once, and outlives its request's timeout.
-            HttpResponse<String> late = get(base + "/embed?ids=3&computeMs=600&timeoutMs=150");
+            HttpResponse<String> late = service.get("/embed?ids=3&computeMs=600&timeoutMs=150");
             assertEquals(504, late.statusCode(), late.body());
-            checkRows(new int[] {7, 8, 9, 65535}, get(base + "/embed?ids=7,8,9,65535"));
+            checkRows(new int[] {7, 8, 9, 65535}, service.get("/embed?ids=7,8,9,65535"));
 
-            HttpResponse<String> health = get(base + "/health");
+            HttpResponse<String> health = service.get("/health");
             assertEquals(200, health.statusCode());
             assertEquals("UP", health.body().trim());
-            String metrics = get(base + "/metrics").body();
+            String metrics = service.get("/metrics").body();
             assertTrue(metrics.contains("embedding_requests_seconds_count{outcome=\"cancelled\"} 1"), metrics);
             assertTrue(metrics.contains("embedding_requests_seconds_count{outcome=\"timeout\"} 1"), metrics);
             assertTrue(metrics.contains("embedding_requests_seconds_count{outcome=\"bad_request\"} 3"), metrics);
             assertTrue(metrics.contains("jccl_operations_in_flight{"), metrics);
             assertTrue(metrics.contains("jccl_operations_bytes_total{"), metrics);
-        } finally {
-            if (base != null && !job.isDone()) {
-                http.send(HttpRequest.newBuilder(URI.create(base + "/shutdown")).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                        HttpResponse.BodyHandlers.ofString());
-            }
-            job.get(60, TimeUnit.SECONDS);
+            code = service.shutdownAndWait();
+            text = service.output();
         }
-        String text = text(sink);
-        assertEquals(0, job.get(), text);
+        assertEquals(0, code, text);
         // Every rank ran every step — the timed-out and the abandoned one included — in the same order.
         int steps = CLIENTS * REQUESTS_PER_CLIENT + 3;
         Matcher zero = Pattern.compile("\\[rank 0] rank 0: (\\d+) steps, order hash (\\w+)").matcher(text);
@@ -99,7 +76,7 @@ class EmbeddingServiceEndToEndTest {
     }
 
     /** CLIENTS clients at once, each REQUESTS_PER_CLIENT requests one after the other; returns the answers checked. */
-    private int concurrentLookupsAllCorrect(String base) {
+    private int concurrentLookupsAllCorrect(LaunchedService service) {
         AtomicInteger checked = new AtomicInteger();
         List<CompletableFuture<Void>> clients = new ArrayList<>();
         for (int c = 0; c < CLIENTS; c++) {
@@ -107,7 +84,8 @@ class EmbeddingServiceEndToEndTest {
             CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
             for (int r = 0; r < REQUESTS_PER_CLIENT; r++) {
                 int[] ids = random.ints(1 + random.nextInt(24), 0, EmbeddingTable.ROWS).toArray();
-                chain = chain.thenCompose(v -> http.sendAsync(request(base + "/embed?ids=" + join(ids)), HttpResponse.BodyHandlers.ofString()))
+                chain = chain.thenCompose(v -> service.http().sendAsync(service.request("/embed?ids=" + join(ids)),
+                                HttpResponse.BodyHandlers.ofString()))
                         .thenAccept(response -> {
                             checkRows(ids, response);
                             checked.incrementAndGet();
@@ -120,21 +98,21 @@ class EmbeddingServiceEndToEndTest {
     }
 
     /** A raw client asks for a slow step, and hangs up once the step's first collective completed. */
-    private void disconnectWhileTheStepIsInFlight(String base, int stepsBefore) throws Exception {
-        URI uri = URI.create(base);
+    private void disconnectWhileTheStepIsInFlight(LaunchedService service, int stepsBefore) throws Exception {
+        URI uri = URI.create(service.base());
         try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
             socket.getOutputStream().write(("GET /embed?ids=11,12&computeMs=400 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            await().atMost(Duration.ofSeconds(20)).until(() -> completed(base, "broadcast") == stepsBefore + 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> completed(service, "broadcast") == stepsBefore + 1);
         }
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> get(base + "/metrics").body().contains("embedding_requests_seconds_count{outcome=\"cancelled\"} 1"));
+                .until(() -> service.get("/metrics").body().contains("embedding_requests_seconds_count{outcome=\"cancelled\"} 1"));
     }
 
     /** Rank 0's successful {@code operation}s (one broadcast and two all-to-alls per step), from the Prometheus text. */
-    private long completed(String base, String operation) throws Exception {
-        for (String line : get(base + "/metrics").body().split("\n")) {
+    private long completed(LaunchedService service, String operation) throws Exception {
+        for (String line : service.get("/metrics").body().split("\n")) {
             if (line.startsWith("jccl_operations_seconds_count{") && line.contains("operation=\"" + operation + "\"")
                     && line.contains("outcome=\"success\"")) {
                 return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
@@ -158,46 +136,9 @@ class EmbeddingServiceEndToEndTest {
         }
     }
 
-    private HttpResponse<String> get(String url) throws Exception {
-        return http.send(request(url), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static HttpRequest request(String url) {
-        return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build();
-    }
-
     private static String join(int[] ids) {
         StringBuilder sb = new StringBuilder();
         for (int id : ids) sb.append(sb.length() > 0 ? "," : "").append(id);
         return sb.toString();
-    }
-
-    private static String text(ByteArrayOutputStream sink) {
-        synchronized (sink) {
-            return sink.toString(StandardCharsets.UTF_8);
-        }
-    }
-
-    /** The launcher's ranks write from several threads while the test reads. */
-    private static final class Synchronized extends OutputStream {
-        private final ByteArrayOutputStream sink;
-
-        Synchronized(ByteArrayOutputStream sink) {
-            this.sink = sink;
-        }
-
-        @Override
-        public void write(int b) {
-            synchronized (sink) {
-                sink.write(b);
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            synchronized (sink) {
-                sink.write(b, off, len);
-            }
-        }
     }
 }
