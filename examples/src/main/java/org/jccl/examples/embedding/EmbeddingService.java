@@ -5,22 +5,13 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.jccl.core.Backend;
-import org.jccl.core.BackendKind;
-import org.jccl.core.Communicator;
-import org.jccl.core.Jccl;
-import org.jccl.core.UniqueId;
-import org.jccl.core.rendezvous.Rendezvous;
 import org.jccl.examples.bench.LoadGenerator;
 import org.jccl.examples.serving.RankZeroFront;
+import org.jccl.examples.serving.ServiceRanks;
 import org.jccl.examples.serving.ServiceOptions;
-import org.jccl.reactive.ReactiveCommunicator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
@@ -49,30 +40,11 @@ public final class EmbeddingService {
 
     public static void main(String[] args) throws Exception {
         ServiceOptions options = ServiceOptions.parse(args);
-        Backend backend = Jccl.backend();
-        Scheduler stepThread = Schedulers.newSingle("embedding-steps");
-        boolean clean = true;
-        try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
-            UniqueId id = rdzv.shareUniqueIdNow("embedding-id", backend::newUniqueId);
-            int device = backend.kind() == BackendKind.HOST ? -1 : rdzv.localRank();
-            Communicator comm = backend.initRank(id, rdzv.worldSize(), rdzv.rank(), device).get(60, TimeUnit.SECONDS);
-            try (LookupSteps steps = new LookupSteps(backend, ReactiveCommunicator.of(comm), stepThread)) {
-                if (rdzv.rank() == 0) {
-                    RankZeroFront<LookupRequest> front = new RankZeroFront<>("embedding", options);
-                    clean = front.serve(comm, steps::lead, routes -> routes.get("/embed", (req, res) -> embed(front, req, res)),
-                            comm.size() + " shards of " + EmbeddingTable.ROWS + " x " + EmbeddingTable.DIM + " floats",
-                            WORKLOAD);
-                } else {
-                    steps.follow().block();
-                }
-                System.out.println("rank " + rdzv.rank() + ": " + steps.completed() + " steps, order hash "
-                        + Long.toHexString(steps.orderHash()));
-            } finally {
-                comm.close();
-                stepThread.dispose();
-            }
-        }
-        if (!clean) System.exit(3);
+        ServiceRanks.run("embedding", "steps", LookupSteps::new, (comm, steps) -> {
+            RankZeroFront<LookupRequest> front = new RankZeroFront<>("embedding", options);
+            return front.serve(comm, steps::lead, routes -> routes.get("/embed", (req, res) -> embed(front, req, res)),
+                    comm.size() + " shards of " + EmbeddingTable.ROWS + " x " + EmbeddingTable.DIM + " floats", WORKLOAD);
+        });
     }
 
     private static Mono<Void> embed(RankZeroFront<LookupRequest> front, HttpServerRequest req, HttpServerResponse res) {

@@ -4,20 +4,11 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import org.jccl.core.Backend;
-import org.jccl.core.BackendKind;
-import org.jccl.core.Communicator;
-import org.jccl.core.Jccl;
-import org.jccl.core.UniqueId;
-import org.jccl.core.rendezvous.Rendezvous;
 import org.jccl.examples.bench.LoadGenerator;
 import org.jccl.examples.serving.RankZeroFront;
+import org.jccl.examples.serving.ServiceRanks;
 import org.jccl.examples.serving.ServiceOptions;
-import org.jccl.reactive.ReactiveCommunicator;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
@@ -43,35 +34,17 @@ public final class InferenceServer {
         int maxBatch = options.intArg(0, 32);
         Duration maxWait = Duration.ofMillis(options.intArg(1, 2));
         long seed = options.intArg(2, 1);
-        Backend backend = Jccl.backend();
-        Scheduler stepThread = Schedulers.newSingle("inference-steps");
-        boolean clean = true;
-        try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
-            UniqueId id = rdzv.shareUniqueIdNow("inference-id", backend::newUniqueId);
-            int device = backend.kind() == BackendKind.HOST ? -1 : rdzv.localRank();
-            Communicator comm = backend.initRank(id, rdzv.worldSize(), rdzv.rank(), device).get(60, TimeUnit.SECONDS);
-            MlpModel model = new MlpModel(seed, rdzv.rank(), rdzv.worldSize());
-            try (InferenceSteps steps = new InferenceSteps(backend, ReactiveCommunicator.of(comm), stepThread, model, maxBatch)) {
-                if (rdzv.rank() == 0) {
+        ServiceRanks.run("inference", "batches",
+                (backend, comm, steps) -> new InferenceSteps(backend, comm, steps, new MlpModel(seed, comm.rank(), comm.size()), maxBatch),
+                (comm, steps) -> {
                     RankZeroFront<InferRequest> front = new RankZeroFront<>("inference", options);
-                    clean = front.serve(comm,
-                            requests -> steps.lead(requests.bufferTimeout(maxBatch, maxWait, true)),
+                    return front.serve(comm, requests -> steps.lead(requests.bufferTimeout(maxBatch, maxWait, true)),
                             routes -> routes.get("/infer", (req, res) -> infer(front, req, res)),
                             "MLP " + MlpModel.IN + "-" + MlpModel.HIDDEN + "-" + MlpModel.IN + "-" + MlpModel.OUT + " over "
                                     + comm.size() + " ranks (seed " + seed + "), batches of at most " + maxBatch + " within "
                                     + maxWait.toMillis() + " ms",
                             workload(seed));
-                } else {
-                    steps.follow().block();
-                }
-                System.out.println("rank " + rdzv.rank() + ": " + steps.completed() + " batches, order hash "
-                        + Long.toHexString(steps.orderHash()));
-            } finally {
-                comm.close();
-                stepThread.dispose();
-            }
-        }
-        if (!clean) System.exit(3);
+                });
     }
 
     private static Mono<Void> infer(RankZeroFront<InferRequest> front, HttpServerRequest req, HttpServerResponse res) {

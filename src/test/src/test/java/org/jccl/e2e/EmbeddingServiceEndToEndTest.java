@@ -9,12 +9,6 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jccl.examples.embedding.EmbeddingService;
@@ -75,26 +69,22 @@ class EmbeddingServiceEndToEndTest {
         assertEquals(zero.group(2), one.group(2), text);
     }
 
-    /** CLIENTS clients at once, each REQUESTS_PER_CLIENT requests one after the other; returns the answers checked. */
+    /** Lookups of 1 to 24 random ids from many clients at once; returns the answers checked. */
     private int concurrentLookupsAllCorrect(LaunchedService service) {
-        AtomicInteger checked = new AtomicInteger();
-        List<CompletableFuture<Void>> clients = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            Random random = new Random(c);
-            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-            for (int r = 0; r < REQUESTS_PER_CLIENT; r++) {
-                int[] ids = random.ints(1 + random.nextInt(24), 0, EmbeddingTable.ROWS).toArray();
-                chain = chain.thenCompose(v -> service.http().sendAsync(service.request("/embed?ids=" + join(ids)),
-                                HttpResponse.BodyHandlers.ofString()))
-                        .thenAccept(response -> {
-                            checkRows(ids, response);
-                            checked.incrementAndGet();
-                        });
-            }
-            clients.add(chain);
-        }
-        CompletableFuture.allOf(clients.toArray(new CompletableFuture[0])).orTimeout(60, TimeUnit.SECONDS).join();
-        return checked.get();
+        return service.concurrently(CLIENTS, REQUESTS_PER_CLIENT, random -> {
+            int[] ids = random.ints(1 + random.nextInt(24), 0, EmbeddingTable.ROWS).toArray();
+            return new LaunchedService.Exchange() {
+                @Override
+                public String path() {
+                    return "/embed?ids=" + join(ids);
+                }
+
+                @Override
+                public void check(HttpResponse<String> response) {
+                    checkRows(ids, response);
+                }
+            };
+        });
     }
 
     /** A raw client asks for a slow step, and hangs up once the step's first collective completed. */

@@ -4,12 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jccl.examples.inference.InferenceServer;
@@ -55,32 +49,29 @@ class InferenceServerEndToEndTest {
         assertTrue(batches < CLIENTS * REQUESTS_PER_CLIENT, "requests were batched: " + batches + " batches");
     }
 
+    /** Random inputs from many clients at once; returns the answers checked. */
     private int concurrentInferencesAllCorrect(LaunchedService service) {
-        AtomicInteger checked = new AtomicInteger();
-        List<CompletableFuture<Void>> clients = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            Random random = new Random(c);
-            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-            for (int r = 0; r < REQUESTS_PER_CLIENT; r++) {
-                float[] x = new float[MlpModel.IN];
-                for (int i = 0; i < x.length; i++) x[i] = random.nextFloat() * 4 - 2;
-                StringBuilder query = new StringBuilder();
-                for (float v : x) query.append(query.length() > 0 ? "," : "").append(v);
-                chain = chain.thenCompose(v -> service.http().sendAsync(service.request("/infer?x=" + query),
-                                HttpResponse.BodyHandlers.ofString()))
-                        .thenAccept(response -> {
-                            check(reference.forward(x), response);
-                            checked.incrementAndGet();
-                        });
-            }
-            clients.add(chain);
-        }
-        CompletableFuture.allOf(clients.toArray(new CompletableFuture[0])).orTimeout(60, TimeUnit.SECONDS).join();
-        return checked.get();
+        return service.concurrently(CLIENTS, REQUESTS_PER_CLIENT, random -> {
+            float[] x = new float[MlpModel.IN];
+            for (int i = 0; i < x.length; i++) x[i] = random.nextFloat() * 4 - 2;
+            StringBuilder query = new StringBuilder();
+            for (float v : x) query.append(query.length() > 0 ? "," : "").append(v);
+            return new LaunchedService.Exchange() {
+                @Override
+                public String path() {
+                    return "/infer?x=" + query;
+                }
+
+                @Override
+                public void check(HttpResponse<String> response) {
+                    assertMatches(reference.forward(x), response);
+                }
+            };
+        });
     }
 
     /** The answer matches the whole model within float rounding (the ranks' partial sums are added in another order). */
-    private static void check(float[] expected, HttpResponse<String> response) {
+    private static void assertMatches(float[] expected, HttpResponse<String> response) {
         assertEquals(200, response.statusCode(), response.body());
         String body = response.body();
         String[] values = body.substring(body.indexOf('[') + 1, body.lastIndexOf(']')).split(",");

@@ -14,8 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jccl.core.launch.Launcher;
@@ -68,6 +71,37 @@ final class LaunchedService implements AutoCloseable {
         synchronized (sink) {
             return sink.toString(StandardCharsets.UTF_8);
         }
+    }
+
+    /** One request of a client and the check of its answer. */
+    interface Exchange {
+        String path();
+
+        void check(HttpResponse<String> response);
+    }
+
+    /**
+     * {@code clients} clients at once, each sending {@code perClient} requests one after the other, made by
+     * {@code next} from the client's own random numbers (seeded by its index); returns the answers checked.
+     */
+    int concurrently(int clients, int perClient, Function<Random, Exchange> next) {
+        AtomicInteger checked = new AtomicInteger();
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            Random random = new Random(c);
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            for (int r = 0; r < perClient; r++) {
+                Exchange exchange = next.apply(random);
+                chain = chain.thenCompose(v -> http.sendAsync(request(exchange.path()), HttpResponse.BodyHandlers.ofString()))
+                        .thenAccept(response -> {
+                            exchange.check(response);
+                            checked.incrementAndGet();
+                        });
+            }
+            loops.add(chain);
+        }
+        CompletableFuture.allOf(loops.toArray(new CompletableFuture[0])).orTimeout(60, TimeUnit.SECONDS).join();
+        return checked.get();
     }
 
     /** Shuts the service down and returns the launcher's exit code. */
