@@ -76,8 +76,10 @@ final class CommunicatorExtension implements CommunicatorSpi {
         MemoryBlock[] blocks = heldMemory(op);
         long timeoutNanos = Work.nanos(timeout);
         IssuePath.Enqueue enqueue = task::enqueue;
+        int arguments = what.indexOf('(');
+        String name = arguments < 0 ? what : what.substring(0, arguments); // metrics tag the name, not the arguments
         return (Work) IssuePath.issue(List.of(state), List.of(List.of(enqueue)), sequences -> new Work(sequences[0],
-                () -> communicator.describe() + " " + op.describe(sequences[0]), communicator, blocks, timeoutNanos));
+                () -> communicator.describe() + " " + op.describe(sequences[0]), communicator, name, 0, blocks, timeoutNanos));
     }
 
     /** The memory {@code op} uses, each buffer checked open and on this communicator's device. */

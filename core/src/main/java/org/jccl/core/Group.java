@@ -143,7 +143,8 @@ public final class Group {
         MemoryBlock[] held = Lowering.heldMemory(ops);
         long timeoutNanos = Work.nanos(timeout);
         return (Work) IssuePath.issue(states, parts,
-                sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0), held, timeoutNanos));
+                sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0),
+                        sequences.length == 1 ? ops.get(0).get(0).kind().method() : "group", bytes(ops), held, timeoutNanos));
     }
 
     /** A group with modules' operations: each communicator's part keeps the order in which they were added. */
@@ -179,8 +180,27 @@ public final class Group {
         }
         MemoryBlock[] blocks = held.toArray(new MemoryBlock[0]);
         long timeoutNanos = Work.nanos(timeout);
+        long bytes = bytes(new ArrayList<>(operations.values()));
         return (Work) IssuePath.issue(states, parts, sequences -> new Work(sequences[0],
-                () -> describeMixed(comms.get(0), names, sequences), comms.get(0), blocks, timeoutNanos));
+                () -> describeMixed(comms.get(0), names, sequences), comms.get(0), "group", bytes, blocks, timeoutNanos));
+    }
+
+    /** What {@link Work#bytes()} reports: each operation's count argument times its element size. */
+    private static long bytes(List<List<Operation>> ops) {
+        long total = 0;
+        for (int i = 0; i < ops.size(); i++) { // indexed: no iterator on the issue path
+            for (int j = 0; j < ops.get(i).size(); j++) {
+                Operation op = ops.get(i).get(j);
+                long[][] counts = op.kind() == OpKind.ALL_TO_ALL_V ? op.counts() : null;
+                long elements = op.count();
+                if (counts != null && counts[0] != null) {
+                    elements = 0;
+                    for (long c : counts[0]) elements += c;
+                }
+                total += elements * op.type().size();
+            }
+        }
+        return total;
     }
 
     /** As {@link #describe}: operations after the first communicator's are prefixed with their communicator. */

@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.jccl.core.config.JcclSettings;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.LibraryUnavailableException;
 import org.jccl.core.spi.Driver;
@@ -81,6 +82,24 @@ public final class Jccl {
         } catch (LibraryUnavailableException e) {
             return false;
         }
+    }
+
+    /**
+     * Adds {@code observer} to the process's work observers: it sees every communicator operation issued from now
+     * on, of every backend (see {@link WorkObserver} for the threads it runs on). Adding one twice reports twice.
+     */
+    public static void addWorkObserver(WorkObserver observer) {
+        Errors.requireArgument(observer, "observer");
+        WorkObservers.add(observer);
+    }
+
+    /**
+     * Removes {@code observer}; works issued before still report their completion to it. Returns false if it was
+     * not registered.
+     */
+    public static boolean removeWorkObserver(WorkObserver observer) {
+        Errors.requireArgument(observer, "observer");
+        return WorkObservers.remove(observer);
     }
 
     private static BackendKind parse(String id) {

@@ -1,5 +1,7 @@
 package org.jccl.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -27,19 +29,46 @@ import org.jspecify.annotations.Nullable;
  * are updated before the work completes.
  */
 public final class Work extends TrackedWork {
+    private static final VarHandle OBSERVED_BY;
+
+    static {
+        try {
+            OBSERVED_BY = MethodHandles.lookup().findVarHandle(Work.class, "observedBy", WorkObserver[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Describer describer;
     private @Nullable String description;
     private final @Nullable Communicator communicator;
+    private final String operation;
+    private final long bytes;
+    /** The observers told of the issue, with the time; null while unobserved, and again once completion was told. */
+    private WorkObserver @Nullable [] observedBy;
+    private long issuedNanos;
 
     /** Makes a work's description when one is needed (messages, logs): not on the hot path. */
     interface Describer {
         String describe();
     }
 
+    /** Stream work (a copy, a fill, a marker): never seen by observers. */
     Work(long sequence, Describer describer, @Nullable Communicator communicator, MemoryBlock[] held, long timeoutNanos) {
+        this(sequence, describer, communicator, "stream", 0, held, timeoutNanos);
+    }
+
+    /**
+     * @param operation what observers see as its name: the method ({@code allReduce}), {@code group}, or a module's
+     * @param bytes     the data it moves, as {@link #bytes()} defines it
+     */
+    Work(long sequence, Describer describer, @Nullable Communicator communicator, String operation, long bytes,
+         MemoryBlock[] held, long timeoutNanos) {
         super(sequence, held, timeoutNanos);
         this.describer = describer;
         this.communicator = communicator;
+        this.operation = operation;
+        this.bytes = bytes;
     }
 
     /** A timeout as the engine takes it: nanoseconds, saturating at {@code Long.MAX_VALUE} (zero: none). */
@@ -58,6 +87,40 @@ public final class Work extends TrackedWork {
     /** The communicator that issued this work, or null for plain stream work (copies, fills, markers). */
     public @Nullable Communicator communicator() {
         return communicator;
+    }
+
+    /**
+     * The operation's name as metrics tag it: the method of a single operation ({@code allReduce}, {@code send}),
+     * {@code group} for a group call, a module's own name for its operations (e.g. {@code putSignal}).
+     */
+    public String operation() {
+        return operation;
+    }
+
+    /**
+     * The data this rank's part of the work moves, in bytes: for each operation its count argument times the element
+     * size, as the libraries take the count (per rank for allGather and reduceScatter, per peer for allToAll, the sum
+     * of the send counts for allToAllv); zero for modules' operations.
+     */
+    public long bytes() {
+        return bytes;
+    }
+
+    @Override
+    protected void issued() {
+        WorkObserver[] to = WorkObservers.current();
+        if (to.length == 0) return;
+        issuedNanos = System.nanoTime();
+        observedBy = to;
+        WorkObservers.issued(to, this);
+    }
+
+    @Override
+    protected void completing(@Nullable Throwable error) {
+        if (observedBy == null) return;
+        // Claimed once: a timeout or an abort racing the event must not report twice.
+        WorkObserver[] to = (WorkObserver[]) OBSERVED_BY.getAndSet(this, null);
+        if (to != null) WorkObservers.completed(to, this, error, System.nanoTime() - issuedNanos);
     }
 
     @Override

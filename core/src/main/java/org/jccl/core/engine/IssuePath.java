@@ -116,6 +116,7 @@ public final class IssuePath {
         }
         TrackedWork w = factory.create(sequences);
         w.participants(comms.toArray(new CommunicatorState[0]));
+        w.issued();
         return w;
     }
 

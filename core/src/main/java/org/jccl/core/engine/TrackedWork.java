@@ -89,11 +89,28 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
 
     /** Completes successfully, unless the future already failed (a timeout or an abort got there first). */
     boolean succeed() {
+        completing(null);
         return super.complete(null);
     }
 
     boolean fail(Throwable error) {
+        completing(error);
         return super.completeExceptionally(error);
+    }
+
+    /**
+     * Called once admission gave the work its sequence numbers, on the issuing thread under the submit lock: a hook
+     * for observers (metrics), a no-op here. Must be cheap and must not block.
+     */
+    protected void issued() {
+    }
+
+    /**
+     * Called just before the work completes ({@code error} null) or fails, on the completing thread (usually the
+     * event thread): a hook for observers, a no-op here. May be called more than once when a timeout or an abort
+     * races the event; an override reports the first call only. Must be cheap and must not block.
+     */
+    protected void completing(@Nullable Throwable error) {
     }
 
     /** The GPU is done with the memory: drops the references taken at creation. Called once. */
