@@ -1,8 +1,11 @@
 package org.jccl.examples.inference;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Backend;
+import org.jccl.core.BackendKind;
 import org.jccl.core.Buffer;
+import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
 import org.jccl.core.ReduceOp;
 import org.jccl.examples.serving.OrderedSteps;
@@ -20,8 +23,9 @@ import reactor.core.scheduler.Scheduler;
  *   <li>each rank's columns of the head, joined by an all-gather; rank 0 answers every request of the batch.</li>
  * </ol>
  *
- * Compute is plain Java on every backend; on GPUs the activations travel in device buffers through the library's
- * collectives (reads and writes are copies on the step thread).
+ * On GPUs the matrix products are CUDA kernels ({@link MlpKernels}) issued with the collectives, back to back in call
+ * order on the communicator's stream, and the step waits once, for all of them; on the host backend they are plain
+ * Java between the collectives (reads and writes are copies on the step thread).
  */
 final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     private final MlpModel model;
@@ -31,6 +35,7 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     private final Buffer block;
     private final Buffer head;
     private final Buffer gathered;
+    private final @Nullable MlpKernels kernels;
     private List<InferRequest> live = List.of();
 
     InferenceSteps(Backend backend, ReactiveCommunicator comm, Scheduler steps, MlpModel model, int maxBatch) {
@@ -43,6 +48,7 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         this.block = backend.allocate(device, 4L * maxBatch * MlpModel.IN);
         this.head = backend.allocate(device, 4L * maxBatch * model.outPart());
         this.gathered = backend.allocate(device, 4L * maxBatch * MlpModel.OUT);
+        this.kernels = backend.kind() == BackendKind.HOST ? null : new MlpKernels(backend, comm.communicator(), model);
     }
 
     @Override
@@ -67,21 +73,43 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     @Override
     protected Mono<Void> run(int[] parameters, @Nullable List<InferRequest> batch) {
         int n = parameters[0];
-        int part = model.outPart();
+        Mono<Void> computed = kernels != null ? onDevice(kernels, n) : onHost(n);
+        return computed.then(Mono.fromRunnable(() -> answer(n, batch)));
+    }
+
+    private Mono<Void> onHost(int n) {
         return comm.broadcast(inputs, inputs, (long) n * MlpModel.IN, DataType.FLOAT32, 0)
                 .then(Mono.fromRunnable(() -> partial.write(0, model.partialBlock(inputs.readFloats(0, n * MlpModel.IN), n))))
                 .then(comm.allReduce(partial, block, (long) n * MlpModel.IN, DataType.FLOAT32, ReduceOp.SUM))
                 .then(Mono.fromRunnable(() -> head.write(0, model.headPart(block.readFloats(0, n * MlpModel.IN), n))))
-                .then(comm.allGather(head, gathered, (long) n * part, DataType.FLOAT32))
-                .then(Mono.fromRunnable(() -> {
-                    if (batch == null) return;
-                    float[] g = gathered.readFloats(0, size * n * part);
-                    for (int s = 0; s < n; s++) {
-                        float[] out = new float[MlpModel.OUT];
-                        for (int r = 0; r < size; r++) System.arraycopy(g, (r * n + s) * part, out, r * part, part);
-                        live.get(s).succeed(out);
-                    }
-                }));
+                .then(comm.allGather(head, gathered, (long) n * model.outPart(), DataType.FLOAT32));
+    }
+
+    /** Everything issued at once, in this order on the stream; the step resumes on its own thread when all are done. */
+    private Mono<Void> onDevice(MlpKernels gpu, int n) {
+        return Mono.defer(() -> {
+            Communicator c = comm.communicator();
+            long activations = (long) n * MlpModel.IN;
+            CompletableFuture<Void> all = CompletableFuture.allOf(
+                    c.broadcast(inputs, inputs, activations, DataType.FLOAT32, 0),
+                    gpu.block(inputs, partial, n),
+                    c.allReduce(partial, block, activations, DataType.FLOAT32, ReduceOp.SUM),
+                    gpu.head(block, head, n),
+                    c.allGather(head, gathered, (long) n * model.outPart(), DataType.FLOAT32));
+            return Mono.fromFuture(all).publishOn(scheduler());
+        });
+    }
+
+    /** Rank 0 answers every request of the batch from the gathered head outputs. */
+    private void answer(int n, @Nullable List<InferRequest> batch) {
+        if (batch == null) return;
+        int part = model.outPart();
+        float[] g = gathered.readFloats(0, size * n * part);
+        for (int s = 0; s < n; s++) {
+            float[] out = new float[MlpModel.OUT];
+            for (int r = 0; r < size; r++) System.arraycopy(g, (r * n + s) * part, out, r * part, part);
+            live.get(s).succeed(out);
+        }
     }
 
     @Override
@@ -92,5 +120,6 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         block.close();
         head.close();
         gathered.close();
+        if (kernels != null) kernels.close();
     }
 }

@@ -89,6 +89,26 @@ public final class MlpModel {
         return outPart;
     }
 
+    /** Hidden units per rank. */
+    int hiddenPart() {
+        return hiddenPart;
+    }
+
+    /** This rank's columns of {@code A}, row-major {@code IN × hiddenPart} (shared, not copied). */
+    float[] shardA() {
+        return a;
+    }
+
+    /** This rank's rows of {@code B}, row-major {@code hiddenPart × IN} (shared, not copied). */
+    float[] shardB() {
+        return b;
+    }
+
+    /** This rank's columns of {@code C}, row-major {@code IN × outPart} (shared, not copied). */
+    float[] shardC() {
+        return c;
+    }
+
     /** The whole model of {@code seed} in one process, the reference answers are checked against. */
     public static MlpModel reference(long seed) {
         return new MlpModel(seed, 0, 1);
