@@ -19,10 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a new user does after the quick start, from the README's "In your own project": install jccl from a copy of
- * this checkout ({@code mvn -B -q -DskipTests install}, into the local Maven repository this build uses), build a
- * separate application that imports jccl's parent as a BOM and has Java and Kotlin sources, get its class path with
- * {@code dependency:build-classpath}, and run its programs on the host backend: every rank of one process (Java and
- * Kotlin), and one rank per process under jccl's launcher. Every printed result is checked.
+ * this checkout ({@code mvn -B -q -DskipTests install}), build a separate application that imports jccl's parent as a
+ * BOM and has Java and Kotlin sources, get its class path with {@code dependency:build-classpath}, and run its
+ * programs on the host backend: every rank of one process (Java and Kotlin), and one rank per process under jccl's
+ * launcher. Every printed result is checked.
+ *
+ * <p>Both Maven runs use a local repository of their own in the test's folder, so the developer's is never written;
+ * it reads the build's local repository as a first remote (a {@code file:} URL in a settings file of the test's), so
+ * nothing already downloaded is fetched again, and anything else (the install plugin) comes from Maven Central.
  */
 class UserProjectEndToEndTest {
     /** Folders of a checkout that are not sources: build outputs, VCS data, packed GPU runs, IDE files. */
@@ -33,9 +37,10 @@ class UserProjectEndToEndTest {
 
     @Test
     void anApplicationBuiltAgainstTheInstalledArtifactsRunsOnEveryRank() throws Exception {
+        Path settings = isolatedSettings();
         Path clone = dir.resolve("jccl");
         copySources(Path.of("..", "..").toAbsolutePath().normalize(), clone);
-        run(clone, 15, maven("-DskipTests", "install"));
+        run(clone, 15, maven(settings, "-DskipTests", "install"));
 
         Path app = dir.resolve("app");
         copySources(Path.of("user-project").toAbsolutePath(), app);
@@ -43,7 +48,7 @@ class UserProjectEndToEndTest {
         Files.writeString(pom, Files.readString(pom)
                 .replace("@JCCL_VERSION@", property("jccl.version"))
                 .replace("@KOTLIN_VERSION@", property("kotlin.version")));
-        run(app, 10, maven("package", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt"));
+        run(app, 10, maven(settings, "package", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt"));
         String classPath = app.resolve("target/classes") + java.io.File.pathSeparator + Files.readString(app.resolve("cp.txt")).trim();
 
         String allRanks = run(app, 2, java(classPath, "com.example.AllRanks"));
@@ -58,10 +63,27 @@ class UserProjectEndToEndTest {
         assertTrue(perProcess.contains("rank 1 of 2: sum = 3.0"), perProcess);
     }
 
-    private static List<String> maven(String... goals) {
-        List<String> command = new ArrayList<>(List.of("mvn", "-B", "-q", "-Dmaven.repo.local=" + property("maven.repo.local")));
+    private static List<String> maven(Path settings, String... goals) {
+        List<String> command = new ArrayList<>(List.of("mvn", "-B", "-q", "-s", settings.toString()));
         command.addAll(List.of(goals));
         return command;
+    }
+
+    /** Settings with a fresh local repository, reading the build's own local repository as a remote before Central. */
+    private Path isolatedSettings() throws IOException {
+        String outer = Path.of(property("maven.repo.local")).toUri().toString();
+        String repository = "<id>build-local</id><url>" + outer + "</url>"
+                + "<releases><enabled>true</enabled></releases><snapshots><enabled>false</enabled></snapshots>";
+        Path settings = dir.resolve("settings.xml");
+        Files.writeString(settings, "<settings>"
+                + "<localRepository>" + dir.resolve("m2") + "</localRepository>"
+                + "<profiles><profile><id>build-local</id>"
+                + "<repositories><repository>" + repository + "</repository></repositories>"
+                + "<pluginRepositories><pluginRepository>" + repository + "</pluginRepository></pluginRepositories>"
+                + "</profile></profiles>"
+                + "<activeProfiles><activeProfile>build-local</activeProfile></activeProfiles>"
+                + "</settings>");
+        return settings;
     }
 
     private static List<String> java(String classPath, String... mainAndArgs) {
@@ -85,7 +107,10 @@ class UserProjectEndToEndTest {
         builder.environment().put("JCCL_BACKEND", "host");
         Process p = builder.start();
         boolean ended = p.waitFor(minutes, TimeUnit.MINUTES);
-        if (!ended) p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly); // a launcher's ranks, a Maven build's forks
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
         String output = Files.readString(log, StandardCharsets.UTF_8);
         if (!ended) fail(command + " did not end within " + minutes + " min:\n" + output);
         assertEquals(0, p.exitValue(), command + " failed:\n" + output);
