@@ -142,9 +142,11 @@ public final class Group {
         }
         MemoryBlock[] held = Lowering.heldMemory(ops);
         long timeoutNanos = Work.nanos(timeout);
+        long bytes = bytes(ops); // here, not in the factory, which runs under the submit lock
+        String name = comms.size() == 1 && ops.get(0).size() == 1 ? ops.get(0).get(0).kind().method() : "group";
         return (Work) IssuePath.issue(states, parts,
-                sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0),
-                        sequences.length == 1 ? ops.get(0).get(0).kind().method() : "group", bytes(ops), held, timeoutNanos));
+                sequences -> new Work(sequences[0], () -> describe(comms, ops, sequences), comms.get(0), name, bytes, held,
+                        timeoutNanos));
     }
 
     /** A group with modules' operations: each communicator's part keeps the order in which they were added. */
@@ -153,7 +155,8 @@ public final class Group {
         List<CommunicatorState> states = new ArrayList<>(comms.size());
         List<List<IssuePath.Enqueue>> parts = new ArrayList<>(comms.size());
         List<LongFunction<String>> names = new ArrayList<>();
-        List<MemoryBlock> held = new ArrayList<>(List.of(Lowering.heldMemory(new ArrayList<>(operations.values()))));
+        List<List<Operation>> perCommunicator = new ArrayList<>(operations.values());
+        List<MemoryBlock> held = new ArrayList<>(List.of(Lowering.heldMemory(perCommunicator)));
         for (Communicator c : comms) {
             CommunicatorState state = c.state();
             List<Operation> ops = operations.get(c);
@@ -180,7 +183,7 @@ public final class Group {
         }
         MemoryBlock[] blocks = held.toArray(new MemoryBlock[0]);
         long timeoutNanos = Work.nanos(timeout);
-        long bytes = bytes(new ArrayList<>(operations.values()));
+        long bytes = bytes(perCommunicator);
         return (Work) IssuePath.issue(states, parts, sequences -> new Work(sequences[0],
                 () -> describeMixed(comms.get(0), names, sequences), comms.get(0), "group", bytes, blocks, timeoutNanos));
     }

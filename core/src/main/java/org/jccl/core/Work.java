@@ -1,7 +1,5 @@
 package org.jccl.core;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -29,16 +27,6 @@ import org.jspecify.annotations.Nullable;
  * are updated before the work completes.
  */
 public final class Work extends TrackedWork {
-    private static final VarHandle OBSERVED_BY;
-
-    static {
-        try {
-            OBSERVED_BY = MethodHandles.lookup().findVarHandle(Work.class, "observedBy", WorkObserver[].class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final Describer describer;
     private @Nullable String description;
     private final @Nullable Communicator communicator;
@@ -117,10 +105,10 @@ public final class Work extends TrackedWork {
 
     @Override
     protected void completing(@Nullable Throwable error) {
-        if (observedBy == null) return;
-        // Claimed once: a timeout or an abort racing the event must not report twice.
-        WorkObserver[] to = (WorkObserver[]) OBSERVED_BY.getAndSet(this, null);
-        if (to != null) WorkObservers.completed(to, this, error, System.nanoTime() - issuedNanos);
+        WorkObserver[] to = observedBy; // the engine calls this once, from the completion that settles the work
+        if (to == null) return;
+        observedBy = null;
+        WorkObservers.completed(to, this, error, System.nanoTime() - issuedNanos);
     }
 
     @Override

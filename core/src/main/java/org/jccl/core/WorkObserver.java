@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
  * ({@code org.jccl.core.metrics.JcclMetrics} binds it to Micrometer). Registered process-wide with
  * {@link Jccl#addWorkObserver}; with none registered the engine calls nothing and records no time.
  *
- * <p>Both methods run on jccl's threads — {@link #issued} on the issuing thread while the communicator's submit lock
- * is held, {@link #completed} on the thread that completes the work, usually the event thread — so they must be
- * cheap and must never block. An exception thrown by an observer is logged and otherwise ignored.
+ * <p>Both methods run on jccl's threads — {@link #issued} on the issuing thread, for one communicator while its
+ * submit lock is held, {@link #completed} on the thread that completes the work, usually the event thread — so they
+ * must be cheap and must never block. An exception thrown by an observer is logged and otherwise ignored.
  */
 public interface WorkObserver {
     /** {@code work} was given its sequence number and is about to be queued for launch. */

@@ -1,5 +1,7 @@
 package org.jccl.core.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.spi.DriverEvent;
@@ -16,6 +18,15 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class TrackedWork extends CompletableFuture<Void> {
     private static final CommunicatorState[] NONE = new CommunicatorState[0];
+    private static final VarHandle SETTLED;
+
+    static {
+        try {
+            SETTLED = MethodHandles.lookup().findVarHandle(TrackedWork.class, "settled", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final long sequence;
     private final MemoryBlock[] held;
@@ -25,6 +36,8 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     private @Nullable DriverEvent event;
     private @Nullable StreamQueue stream;
     private boolean timeoutReported;
+    @SuppressWarnings("unused") // through SETTLED
+    private volatile boolean settled;
 
     /**
      * @param sequence     the communicator's sequence number (issue order), or -1 for stream work
@@ -89,13 +102,23 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
 
     /** Completes successfully, unless the future already failed (a timeout or an abort got there first). */
     boolean succeed() {
+        if (!settle()) return false;
         completing(null);
         return super.complete(null);
     }
 
     boolean fail(Throwable error) {
+        if (!settle()) return false;
         completing(error);
         return super.completeExceptionally(error);
+    }
+
+    /**
+     * True for the first of the engine's completions racing for this work (the event, a timeout, an abort), which
+     * alone tells the observers and completes the future: what they record is what callers see.
+     */
+    private boolean settle() {
+        return SETTLED.compareAndSet(this, false, true);
     }
 
     /**
@@ -106,9 +129,9 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     }
 
     /**
-     * Called just before the work completes ({@code error} null) or fails, on the completing thread (usually the
-     * event thread): a hook for observers, a no-op here. May be called more than once when a timeout or an abort
-     * races the event; an override reports the first call only. Must be cheap and must not block.
+     * Called just before the work completes ({@code error} null) or fails, once, by the completion that settles it, on
+     * the completing thread (usually the event thread): a hook for observers, a no-op here. Must be cheap and must not
+     * block.
      */
     protected void completing(@Nullable Throwable error) {
     }

@@ -61,6 +61,8 @@ public final class Launcher {
     private final PrintStream out;
     private final PrintStream err;
     private final List<Process> processes = new ArrayList<>();
+    /** Set when the launcher itself is being stopped: the ranks it kills then are not failures to report. */
+    private volatile boolean stopping;
 
     private Launcher(LaunchArguments arguments, PrintStream out, PrintStream err) {
         this.arguments = arguments;
@@ -111,7 +113,7 @@ public final class Launcher {
             secret = secret();
             serverOptions = RendezvousOptions.builder()
                     .host(arguments.masterAddr())
-                    .bindAddress(arguments.masterAddr())
+                    .bindAddress(serverBindAddress())
                     .port(arguments.masterPort())
                     .worldSize(arguments.worldSize())
                     .secret(secret)
@@ -195,6 +197,16 @@ public final class Launcher {
      * on several nodes, the address this host reaches the master from (a connected datagram socket sends nothing, the
      * kernel only picks the route); on one node, whatever the ranks' environment says (null).
      */
+    /**
+     * Node 0's rendezvous server: on one node the master address (loopback by default); across nodes every address of
+     * this host unless {@code jccl.rendezvous.bind} names one, since the master's name may resolve to loopback here
+     * (127.0.1.1 in many /etc/hosts) while the other nodes reach it from outside. Clients authenticate either way.
+     */
+    private String serverBindAddress() {
+        if (arguments.nodes() == 1) return arguments.masterAddr();
+        return JcclSettings.RENDEZVOUS_BIND.isSet() ? JcclSettings.RENDEZVOUS_BIND.value() : "0.0.0.0";
+    }
+
     private @Nullable String bindAddress(int port) {
         if (arguments.localAddr() != null) return arguments.localAddr();
         if (JcclSettings.RENDEZVOUS_BIND.isSet()) return JcclSettings.RENDEZVOUS_BIND.value();
@@ -205,6 +217,11 @@ public final class Launcher {
             if (local == null || local.isAnyLocalAddress()) {
                 throw new InvalidArgumentException("cannot tell which address of this host reaches "
                         + arguments.masterAddr() + ": give --local-addr");
+            }
+            if (local.isLoopbackAddress()) {
+                throw new InvalidArgumentException(arguments.masterAddr() + " is reached over loopback from this host ("
+                        + local.getHostAddress() + "), an address the other nodes cannot reach this node's ranks at: give"
+                        + " --local-addr (this node's address on the network the nodes share)");
             }
             return local.getHostAddress();
         } catch (java.io.IOException e) {
@@ -282,6 +299,7 @@ public final class Launcher {
             List<Process> exited = running.stream().filter(p -> !p.isAlive()).toList();
             running.removeAll(exited);
             Process failed = exited.stream().filter(p -> p.exitValue() != 0).findFirst().orElse(null);
+            if (failed != null && stopping) return failed.exitValue(); // killed by the shutdown hook, not failed
             if (failed != null) {
                 int code = failed.exitValue();
                 int rank = arguments.globalRank(rankOf(failed));
@@ -290,8 +308,11 @@ public final class Launcher {
                 err.println("jccl launcher: " + what + "; stopping the other " + running.size() + " rank(s)"
                         + (link == null ? "" : " and the other nodes"));
                 err.flush();
-                if (link != null) link.reportFailure(rank, code, what);
-                stopAll();
+                try {
+                    if (link != null) link.reportFailure(rank, code, what);
+                } finally {
+                    stopAll();
+                }
                 return code;
             }
             for (int i = 0; link != null && i < exited.size(); i++) {
@@ -352,6 +373,7 @@ public final class Launcher {
 
     /** Kills every rank at once (the launcher itself is being stopped). */
     private void killAll() {
+        stopping = true;
         synchronized (processes) {
             for (Process p : processes) if (p.isAlive()) p.destroyForcibly();
         }

@@ -98,6 +98,7 @@ class ChaosTest {
                 assertTrue(r.said("untyped failures: 0"), r::output);
                 assertTrue(r.said("communicator open: false"), r::output);
                 if (r.rank == victim) continue;
+                assertTrue(r.said("first failure: "), r::output);
                 Duration took = Duration.ofNanos(r.saidAt("first failure: ") - faultAt);
                 assertTrue(took.compareTo(detection) <= 0, "rank " + r.rank + " noticed after " + took + "\n" + r.output());
                 assertTrue(r.said("recovered: rank " + (r.rank < victim ? r.rank : r.rank - 1) + " of " + (RANKS - 1)

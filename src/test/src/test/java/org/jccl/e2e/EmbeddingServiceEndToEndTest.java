@@ -91,7 +91,7 @@ class EmbeddingServiceEndToEndTest {
     private void disconnectWhileTheStepIsInFlight(LaunchedService service, int stepsBefore) throws Exception {
         URI uri = URI.create(service.base());
         try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
-            socket.getOutputStream().write(("GET /embed?ids=11,12&computeMs=400 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            socket.getOutputStream().write(("GET /embed?ids=11,12&computeMs=5000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
             await().atMost(Duration.ofSeconds(20)).until(() -> completed(service, "broadcast") == stepsBefore + 1);
