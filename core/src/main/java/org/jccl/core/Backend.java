@@ -265,10 +265,15 @@ public final class Backend {
                                                                     int rank) {
         Duration limit = JcclSettings.initTimeout();
         if (limit.isZero()) return result;
-        return result.orTimeout(limit.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                e instanceof TimeoutException ? new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation"
-                        + " still not done after " + limit + " (jccl.initTimeout): check that every rank joins with the"
-                        + " same id") : e));
+        CompletableFuture<Communicator> handedOut = result.orTimeout(limit.toNanos(), TimeUnit.NANOSECONDS)
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
+                        ? new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation still not done after "
+                        + limit + " (jccl.initTimeout): check that every rank joins with the same id") : e));
+        // Cancelling what the caller holds cancels the creation too: what the library makes afterwards is aborted.
+        handedOut.whenComplete((c, e) -> {
+            if (handedOut.isCancelled()) result.cancel(false);
+        });
+        return handedOut;
     }
 
     /** A communicator nobody will receive: the library's abort, on its launch thread, which then ends. */

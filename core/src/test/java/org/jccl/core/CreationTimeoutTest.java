@@ -60,6 +60,22 @@ class CreationTimeoutTest {
     }
 
     @Test
+    void cancellingACreationAbortsWhatTheLibraryMakesAfterwards() {
+        System.setProperty("jccl.initTimeout", "1m"); // the bounded future is what the caller holds; it must not fire
+        try {
+            ScriptedDriver driver = new ScriptedDriver();
+            driver.initGate = new CountDownLatch(1);
+            Backend backend = new Backend(driver);
+            var creating = backend.initRank(backend.newUniqueId(), 2, 0, -1, CommConfig.DEFAULT, CommOptions.defaults());
+            assertTrue(creating.cancel(false));
+            driver.initGate.countDown(); // the library returns: nobody will take the communicator, so it is aborted
+            await().atMost(Duration.ofSeconds(10)).until(() -> driver.abortCalled);
+        } finally {
+            System.setProperty("jccl.initTimeout", "300ms");
+        }
+    }
+
+    @Test
     void aWorkTimeoutShorterThanTheCreationDoesNotFailIt() throws Exception {
         System.setProperty("jccl.initTimeout", "0"); // no creation limit here: only the work timeout could fire
         try {
