@@ -11,6 +11,9 @@ import org.jccl.core.error.InvalidArgumentException;
  * its first number ({@code [08-10]} is 08, 09, 10). Hosts come in Slurm's order (the first is the job's first node).
  */
 public final class SlurmHostList {
+    /** More hosts than any cluster has: a longer list is a mistake, not a job (and would exhaust the heap). */
+    static final int MAX_HOSTS = 1 << 20;
+
     private SlurmHostList() {
     }
 
@@ -65,6 +68,7 @@ public final class SlurmHostList {
     private static void expandEntry(String list, String entry, int at, String prefix, List<String> out) {
         int open = entry.indexOf('[', at);
         if (open < 0) {
+            if (out.size() >= MAX_HOSTS) throw malformed(list, "it names more than " + MAX_HOSTS + " hosts");
             out.add(prefix + entry.substring(at));
             return;
         }
@@ -92,6 +96,7 @@ public final class SlurmHostList {
             long from = Long.parseLong(lo);
             long to = Long.parseLong(hi);
             if (to < from) throw malformed(list, "the range " + part + " runs backwards");
+            if (to - from >= MAX_HOSTS - out.size()) throw malformed(list, "it names more than " + MAX_HOSTS + " hosts");
             for (long n = from; n <= to; n++) out.add(pad(n, lo.length()));
         }
         return out;

@@ -75,7 +75,7 @@ class MultiNodeLaunchTest {
                 assertTrue(output.contains("[rank " + r + "] split: rank 0 of 1 in part " + r), output);
             }
         } finally {
-            node1.process.destroyForcibly();
+            node1.stop();
         }
     }
 
@@ -96,7 +96,7 @@ class MultiNodeLaunchTest {
                 assertTrue(output.contains("[rank " + r + "] listens on " + (r < 2 ? NODE0 : NODE1)), output);
             }
         } finally {
-            node1.process.destroyForcibly();
+            node1.stop();
         }
     }
 
@@ -113,7 +113,7 @@ class MultiNodeLaunchTest {
             assertTrue(node1.output().contains("jccl launcher: rank 3 (node 1) exited with code 3; stopping the other 1 "
                     + "rank(s) and the other nodes"), node1.output());
         } finally {
-            node1.process.destroyForcibly();
+            node1.stop();
         }
     }
 
@@ -131,7 +131,7 @@ class MultiNodeLaunchTest {
             assertTrue(err().contains("(node 1) is gone: its rendezvous connection ended and its launcher reported no "
                     + "exit within 2000 ms; stopping the 2 rank(s) of this node"), err());
         } finally {
-            node1.process.destroyForcibly();
+            node1.stop();
         }
     }
 
@@ -162,6 +162,12 @@ class MultiNodeLaunchTest {
     }
 
     private record Node(Process process, Path log) {
+        /** Kills node 1's launcher and its ranks (a SIGKILL runs no hook, so the ranks are killed first). */
+        void stop() {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+
         String output() {
             try {
                 return Files.readString(log, StandardCharsets.UTF_8);

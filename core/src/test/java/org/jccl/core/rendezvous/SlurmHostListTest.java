@@ -28,6 +28,13 @@ class SlurmHostListTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"n[0-999999999999]", "a[0-2000]b[0-2000]"})
+    void listsOfMoreHostsThanAnyClusterAreRefusedWithoutExpandingThem(String list) {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SlurmHostList.first(list));
+        assertTrue(e.getMessage().contains("more than " + SlurmHostList.MAX_HOSTS + " hosts"), e.getMessage());
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"", "a,,b", "gpu[01-03", "gpu01-03]", "gpu[[1]]", "gpu[3-1]", "gpu[a-b]", "gpu[]", "gpu[1-]"})
     void malformedListsAreRefusedNamingTheList(String list) {
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SlurmHostList.expand(list));

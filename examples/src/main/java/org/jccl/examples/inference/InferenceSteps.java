@@ -90,12 +90,20 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         return Mono.defer(() -> {
             Communicator c = comm.communicator();
             long activations = (long) n * MlpModel.IN;
-            CompletableFuture<Void> all = CompletableFuture.allOf(
-                    c.broadcast(inputs, inputs, activations, DataType.FLOAT32, 0),
-                    gpu.block(inputs, partial, n),
-                    c.allReduce(partial, block, activations, DataType.FLOAT32, ReduceOp.SUM),
-                    gpu.head(block, head, n),
-                    c.allGather(head, gathered, (long) n * model.outPart(), DataType.FLOAT32));
+            CompletableFuture<Void> all;
+            try {
+                all = CompletableFuture.allOf(
+                        c.broadcast(inputs, inputs, activations, DataType.FLOAT32, 0),
+                        gpu.block(inputs, partial, n),
+                        c.allReduce(partial, block, activations, DataType.FLOAT32, ReduceOp.SUM),
+                        gpu.head(block, head, n),
+                        c.allGather(head, gathered, (long) n * model.outPart(), DataType.FLOAT32));
+            } catch (RuntimeException refused) {
+                // Part of the step is issued and the rest cannot be: the ranks' collectives no longer match. Abort,
+                // so that every rank fails now instead of waiting out the timeout.
+                c.abort();
+                return Mono.error(refused);
+            }
             return Mono.fromFuture(all).publishOn(scheduler());
         });
     }

@@ -1,7 +1,7 @@
 package org.jccl.e2e;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -41,10 +41,23 @@ final class LaunchedService implements AutoCloseable {
         PrintStream out = new PrintStream(new Synchronized(sink), true, StandardCharsets.UTF_8);
         List<String> command = new ArrayList<>(List.of("--nproc", Integer.toString(nproc), "--", mainClass.getName()));
         command.addAll(List.of(args));
-        job = CompletableFuture.supplyAsync(() -> Launcher.run(command, out, out));
+        // Its own thread: the launcher blocks while the job runs, and the common pool may have one worker on 2 cores.
+        job = new CompletableFuture<>();
+        Thread launcher = new Thread(() -> {
+            try {
+                job.complete(Launcher.run(command, out, out));
+            } catch (Throwable t) {
+                job.completeExceptionally(t);
+            }
+        }, "launched-service");
+        launcher.setDaemon(true);
+        launcher.start();
         await().atMost(Duration.ofSeconds(90)).until(() -> job.isDone() || LISTENING.matcher(output()).find());
         Matcher m = LISTENING.matcher(output());
-        assertTrue(m.find(), this::output);
+        if (!m.find()) {
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+            fail(output());
+        }
         base = m.group(1);
     }
 
@@ -115,7 +128,12 @@ final class LaunchedService implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        shutdownAndWait();
+        try {
+            shutdownAndWait();
+        } finally {
+            // A test that failed early, or a shutdown that did not end the job: no rank JVM may outlive the test.
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+        }
     }
 
     /** The launcher's ranks write from several threads while the test reads. */
