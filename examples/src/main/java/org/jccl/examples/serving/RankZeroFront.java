@@ -120,15 +120,17 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
      */
     public <T> Mono<Void> submit(HttpServerResponse res, long startNanos, R request, Mono<T> answer, Duration timeout,
                                  Function<T, String> format) {
-        FluxSink<R> sink = requests;
-        if (failed || stopping || sink == null) {
-            return reject(res, startNanos, "unavailable", 503, failed ? "the service is down" : "the service is stopping");
+        synchronized (this) { // with shutdown(): a request is either queued before the stream completes, or refused
+            FluxSink<R> sink = requests;
+            if (failed || stopping || sink == null) {
+                return reject(res, startNanos, "unavailable", 503, failed ? "the service is down" : "the service is stopping");
+            }
+            if (inFlight.incrementAndGet() > options.maxInFlight()) {
+                inFlight.decrementAndGet();
+                return reject(res, startNanos, "busy", 429, "more than " + options.maxInFlight() + " requests in flight");
+            }
+            sink.next(request);
         }
-        if (inFlight.incrementAndGet() > options.maxInFlight()) {
-            inFlight.decrementAndGet();
-            return reject(res, startNanos, "busy", 429, "more than " + options.maxInFlight() + " requests in flight");
-        }
-        sink.next(request);
         return answer.or(down.asMono().then(Mono.empty())).timeout(timeout)
                 .flatMap(value -> {
                     served.incrementAndGet();
