@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.error.Errors;
+import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
@@ -19,6 +20,7 @@ import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A driver whose events complete only when a test says so, to test the engine exactly: which events the event
@@ -50,6 +52,10 @@ final class ScriptedDriver implements Driver {
     volatile java.util.concurrent.CountDownLatch abortGate;
     /** The optional library functions this driver claims (none unless a test adds them). */
     volatile Set<String> functions = Set.of();
+    /** Operations the "library" lacks: {@link #checkSupported} refuses them. */
+    final Set<OpKind> unsupported = ConcurrentHashMap.newKeySet();
+    /** When set, {@link #rejects} refuses every reduction with this reason. */
+    volatile @Nullable String rejection;
 
     /** Like the host backend: ranks on device -1. */
     @Override
@@ -94,7 +100,8 @@ final class ScriptedDriver implements Driver {
     @Override
     public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
         long address = addresses.getAndAdd((bytes + 4095) / 4096 * 4096 + 4096);
-        return new MemoryBlock(address, bytes, DriverConstants.HOST_DEVICE, kind) {
+        // Blocks are on the device asked for, so validation of wrong-device buffers can be tested.
+        return new MemoryBlock(address, bytes, device, kind) {
             @Override
             public ByteBuffer hostView() {
                 return null;
@@ -219,6 +226,18 @@ final class ScriptedDriver implements Driver {
             queried.add(h);
             status[i] = done.contains(h) ? DriverConstants.EVENT_DONE : DriverConstants.EVENT_PENDING;
         }
+    }
+
+    @Override
+    public void checkSupported(OpKind kind) {
+        if (unsupported.contains(kind)) {
+            throw new UnsupportedFeatureException(kind.method(), "scripted", "2.28.9", null);
+        }
+    }
+
+    @Override
+    public @Nullable String rejects(DataType type, int reduction, int nranks) {
+        return rejection;
     }
 
     @Override
