@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -109,15 +110,54 @@ class ServerStateTest {
         for (EmbeddedChannel ch : List.of(gone, second, third)) ch.finishAndReleaseAll();
     }
 
-    @Test
-    void aConnectionThatClosesWhileWaitingIsCleanedUp() {
+    /** A connection to the server that has answered the challenge as rank {@code rank} of {@code world}. */
+    private EmbeddedChannel joining(int rank, int world) {
         EmbeddedChannel ch = new EmbeddedChannel(new ServerConnection(state, TestServers.SECRET_BYTES, Duration.ofSeconds(10)));
         PayloadReader challenge = new PayloadReader(answer(ch).payload());
         challenge.u8();
         byte[] serverNonce = challenge.raw(Handshake.NONCE_BYTES);
         byte[] clientNonce = Handshake.nonce();
-        byte[] proof = Handshake.clientProof(TestServers.SECRET_BYTES, serverNonce, clientNonce, 2, 4);
-        ch.writeInbound(Frame.of(MessageType.JOIN, 0, new PayloadWriter().i32(2).i32(4).raw(clientNonce).raw(proof)));
+        byte[] proof = Handshake.clientProof(TestServers.SECRET_BYTES, serverNonce, clientNonce, rank, world);
+        ch.writeInbound(Frame.of(MessageType.JOIN, 0, new PayloadWriter().i32(rank).i32(world).raw(clientNonce).raw(proof)));
+        return ch;
+    }
+
+    @Test
+    void aJoinThatDisagreesWithTheJobsWorldSizeIsRefused() {
+        EmbeddedChannel ch = joining(2, 5);
+        Frame refusal = answer(ch);
+        assertEquals(ErrorCode.BAD_REQUEST.code, errorCode(refusal));
+        assertTrue(errorMessage(refusal).contains("differs from the job's 4"), errorMessage(refusal));
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void keysAlreadySetAreAnsweredAtOnce() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        state.store.set("k", V1, OWNER);
+        state.awaitKeys(ch, 4, List.of("k"), false, Duration.ofSeconds(10));
+        assertEquals(4, answer(ch).requestId());
+        assertEquals(0, state.pendingRequests());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void anArrivalThatDisagreesOnTheBarriersSizeIsRefused() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        state.arrive(ch, 1, "b", 3, Duration.ofSeconds(10));
+        state.arrive(ch, 2, "b", 2, Duration.ofSeconds(10));
+        Frame refusal = answer(ch);
+        assertEquals(2, refusal.requestId());
+        assertEquals(ErrorCode.BAD_REQUEST.code, errorCode(refusal));
+        assertTrue(errorMessage(refusal).contains("has size 3, this arrival says 2"), errorMessage(refusal));
+        assertEquals(1, state.pendingRequests());
+        state.forget(ch);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aConnectionThatClosesWhileWaitingIsCleanedUp() {
+        EmbeddedChannel ch = joining(2, 4);
         assertEquals(MessageType.JOINED, answer(ch).type());
         assertTrue(state.members().contains(ch));
         ch.writeInbound(Frame.of(MessageType.GET, 9, new PayloadWriter().string("later").i64(60_000)));
@@ -131,5 +171,99 @@ class ServerStateTest {
         assertEquals(Set.of(2), state.ranks.dead());
         assertEquals(-1, ch.runScheduledPendingTasks(), "no handshake, deadline or other timer outlives it");
         ch.finishAndReleaseAll();
+    }
+
+    private static String errorMessage(Frame f) {
+        PayloadReader in = new PayloadReader(f.payload());
+        in.u16();
+        return in.string();
+    }
+
+    @Test
+    void everyConnectionGetsItsOwnId() {
+        assertNotEquals(state.newConnectionId(), state.newConnectionId());
+    }
+
+    @Test
+    void aCompletedBarrierLeavesNoTimerBehind() {
+        EmbeddedChannel first = new EmbeddedChannel();
+        EmbeddedChannel last = new EmbeddedChannel();
+        state.arrive(first, 1, "b", 2, Duration.ofSeconds(1));
+        state.arrive(last, 2, "b", 2, Duration.ofSeconds(1));
+        assertEquals(MessageType.RESULT, answer(first).type());
+        assertEquals(MessageType.RESULT, answer(last).type());
+        assertEquals(-1, first.runScheduledPendingTasks(), "the first arrival's deadline is cancelled");
+        first.advanceTimeBy(2, TimeUnit.SECONDS);
+        first.runScheduledPendingTasks();
+        assertNull(first.readOutbound(), "no TIMEOUT after the barrier completed");
+        for (EmbeddedChannel ch : List.of(first, last)) ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aTimedOutArrivalIsWithdrawnAndTheRestOfItsRoundStays() {
+        EmbeddedChannel early = new EmbeddedChannel();
+        EmbeddedChannel patient = new EmbeddedChannel();
+        EmbeddedChannel late = new EmbeddedChannel();
+        state.arrive(early, 1, "b", 3, Duration.ofSeconds(1));
+        state.arrive(patient, 2, "b", 3, Duration.ofSeconds(60));
+        early.advanceTimeBy(2, TimeUnit.SECONDS);
+        early.runScheduledPendingTasks();
+        Frame timeout = answer(early);
+        assertEquals(ErrorCode.TIMEOUT.code, errorCode(timeout));
+        assertTrue(errorMessage(timeout).contains("reached 2 of 3"), errorMessage(timeout));
+        assertEquals(1, state.pendingRequests());
+        // The round goes on with the arrival still waiting: two more complete it.
+        state.arrive(late, 3, "b", 3, Duration.ofSeconds(60));
+        state.arrive(late, 4, "b", 3, Duration.ofSeconds(60));
+        assertEquals(2, answer(patient).requestId());
+        assertEquals(3, answer(late).requestId());
+        assertEquals(4, answer(late).requestId());
+        for (EmbeddedChannel ch : List.of(early, patient, late)) ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aBarrierNameIsFreeAgainOnceItsLastArrivalTimedOutOrLeft() {
+        EmbeddedChannel alone = new EmbeddedChannel();
+        EmbeddedChannel gone = new EmbeddedChannel();
+        EmbeddedChannel next = new EmbeddedChannel();
+        state.arrive(alone, 1, "timed", 2, Duration.ofSeconds(1));
+        alone.advanceTimeBy(2, TimeUnit.SECONDS);
+        alone.runScheduledPendingTasks();
+        Frame timeout = answer(alone);
+        assertTrue(errorMessage(timeout).contains("reached 1 of 2"), errorMessage(timeout));
+        state.arrive(gone, 2, "left", 2, Duration.ofSeconds(60));
+        state.forget(gone);
+        // A new round of either name may have another size: no stale round of the old size is left to refuse it.
+        state.arrive(next, 3, "timed", 3, Duration.ofSeconds(60));
+        state.arrive(next, 4, "left", 3, Duration.ofSeconds(60));
+        assertNull(next.readOutbound(), "both wait, neither is refused");
+        assertEquals(2, state.pendingRequests());
+        state.forget(next);
+        for (EmbeddedChannel ch : List.of(alone, gone, next)) ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void forgettingOneConnectionKeepsEveryOtherConnectionsRequests() {
+        EmbeddedChannel gone = new EmbeddedChannel();
+        EmbeddedChannel staying = new EmbeddedChannel();
+        EmbeddedChannel third = new EmbeddedChannel();
+        state.admit(gone);
+        state.admit(staying);
+        state.awaitKeys(gone, 1, List.of("k"), false, Duration.ofSeconds(60));
+        state.awaitKeys(staying, 2, List.of("k"), false, Duration.ofSeconds(60));
+        state.arrive(gone, 3, "b", 3, Duration.ofSeconds(60));
+        state.arrive(staying, 4, "b", 3, Duration.ofSeconds(60));
+        state.forget(gone);
+        assertEquals(Set.of(staying), state.members());
+        assertEquals(2, state.pendingRequests());
+        state.store.set("k", V1, OWNER);
+        state.keysChanged();
+        assertEquals(2, answer(staying).requestId());
+        state.arrive(third, 5, "b", 3, Duration.ofSeconds(60));
+        assertNull(staying.readOutbound(), "the forgotten arrival does not count towards three");
+        state.arrive(third, 6, "b", 3, Duration.ofSeconds(60));
+        assertEquals(4, answer(staying).requestId());
+        assertNull(gone.readOutbound());
+        for (EmbeddedChannel ch : List.of(gone, staying, third)) ch.finishAndReleaseAll();
     }
 }
