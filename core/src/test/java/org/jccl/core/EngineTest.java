@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,7 @@ import org.jccl.core.error.WorkTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /** The engine's contract, on a driver whose events complete when the test says so. */
 class EngineTest {
@@ -236,6 +238,85 @@ class EngineTest {
         assertThrows(UnsupportedOperationException.class, () -> w.orTimeout(1, TimeUnit.SECONDS));
         assertFalse(w.cancel(true));
         assertFalse(w.isDone());
+        driver.done.add(launchedHandle(w));
+        w.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void onTheEventThreadWaitingForPendingWorkFailsFastAndFinishedWorkIsReturned() throws Exception {
+        Communicator c = comm();
+        Work first = allReduce(c, buffer(64));
+        Work second = allReduce(c, buffer(64));
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        first.thenRun(() -> {
+            // On the event thread: the work that completed may be read, the pending one may not be waited for.
+            first.join();
+            seen.add("first joined");
+            try {
+                first.get();
+                first.get(1, TimeUnit.SECONDS);
+                seen.add("first read");
+            } catch (Exception e) {
+                seen.add("first: " + e);
+            }
+            Executable[] waits = {second::join, second::get, () -> second.get(1, TimeUnit.SECONDS)};
+            for (Executable wait : waits) {
+                try {
+                    wait.execute();
+                    seen.add("second waited");
+                } catch (IllegalStateException e) {
+                    seen.add("refused");
+                } catch (Throwable e) {
+                    seen.add("second: " + e);
+                }
+            }
+        });
+        driver.done.add(launchedHandle(first));
+        await().atMost(WAIT).until(() -> seen.size() == 5);
+        assertEquals(List.of("first joined", "first read", "refused", "refused", "refused"), seen);
+        assertFalse(second.isDone());
+        driver.done.add(launchedHandle(second));
+        second.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aCompletedWorksEventIsReusedByTheNextWork() {
+        Communicator c = comm();
+        Work first = allReduce(c, buffer(64));
+        driver.done.add(launchedHandle(first));
+        first.join();
+        Work second = allReduce(c, buffer(64));
+        driver.done.add(launchedHandle(second));
+        assertSame(TestWorks.event(first), TestWorks.event(second), "the event went back to the stream's pool");
+        second.join();
+    }
+
+    @Test
+    void aWorkNamesItsCommunicatorAndItsState() {
+        Communicator c = comm();
+        Work done = allReduce(c, buffer(64));
+        assertSame(c, done.communicator());
+        assertTrue(done.toString().startsWith(c.describe() + " allReduce(seq=1"), done.toString());
+        assertTrue(done.toString().endsWith("[pending]"), done.toString());
+        driver.done.add(launchedHandle(done));
+        done.join();
+        assertTrue(done.toString().endsWith("[done]"), done.toString());
+        Communicator impatient = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(50)).withTimeoutPolicy(TimeoutPolicy.REPORT));
+        Work late = allReduce(impatient, buffer(64));
+        assertThrows(CompletionException.class, late::join);
+        assertTrue(late.toString().endsWith("[failed]"), late.toString());
+        driver.done.add(launchedHandle(late));
+    }
+
+    @Test
+    void aTimeoutTooLargeForNanosecondsMeansNoDeadlineAndTheWorkStillCompletes() throws Exception {
+        assertEquals(Long.MAX_VALUE, Work.nanos(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertEquals(Long.MAX_VALUE, Work.nanos(Duration.ofNanos(Long.MAX_VALUE)));
+        assertEquals(1_500_000, Work.nanos(Duration.ofNanos(1_500_000)));
+        assertEquals(0, Work.nanos(Duration.ZERO));
+        Communicator c = comm();
+        Buffer b = buffer(64);
+        Work w = c.submit(Operation.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM), Duration.ofSeconds(Long.MAX_VALUE));
         driver.done.add(launchedHandle(w));
         w.get(10, TimeUnit.SECONDS);
     }
