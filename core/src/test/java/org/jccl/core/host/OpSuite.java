@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -15,12 +16,14 @@ import org.jccl.core.DataType;
 import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.matrix.Reference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every operation kind, every data type and reduction, in-place forms and groups with sends and receives in both
  * orders, run on a communicator under test and on an in-JVM reference communicator (LocalClique) with the same
- * deterministic inputs; the results must be identical byte for byte. Used by the in-JVM network tests and by the
- * test main that runs in several processes.
+ * deterministic inputs; the results must be identical byte for byte. The plain all-reduces are also checked against
+ * the {@link Reference}, which shares no code with the backend, so a reduction wrong in both transports still fails.
+ * Used by the in-JVM network tests and by the test main that runs in several processes.
  */
 final class OpSuite {
     /** Elements of the large cases: several 1 MiB frames per rank's part, not divisible by 2 or 3. */
@@ -38,7 +41,18 @@ final class OpSuite {
         Prepared prepare(Backend host, Communicator comm, int seed) throws Exception;
     }
 
-    record Named(String name, Case body) {
+    /**
+     * What rank {@code rank} of {@code n} must hold in its first output, computed by the plain {@link Reference}
+     * from every rank's inputs (seeds {@code seedBase + r}): an oracle that shares no code with the backend.
+     */
+    interface Oracle {
+        ByteBuffer expected(int rank, int n, int seedBase);
+    }
+
+    record Named(String name, Case body, @Nullable Oracle oracle) {
+        Named(String name, Case body) {
+            this(name, body, null);
+        }
     }
 
     /** The cases, in the order every rank runs them. */
@@ -46,7 +60,8 @@ final class OpSuite {
         List<Named> all = new ArrayList<>();
         for (DataType t : DataType.values()) {
             for (ReduceOp op : ReduceOp.builtIn()) {
-                all.add(new Named("allReduce " + t + " " + op, (h, c, s) -> allReduce(h, c, s, t, 37, op, false)));
+                all.add(new Named("allReduce " + t + " " + op, (h, c, s) -> allReduce(h, c, s, t, 37, op, false),
+                        (rank, n, seedBase) -> reducedByReference(t, 37, Reference.Kind.valueOf(op.toString().toUpperCase(Locale.ROOT)), n, seedBase)));
             }
         }
         all.add(new Named("allReduce large float32 sum", (h, c, s) -> allReduce(h, c, s, DataType.FLOAT32, LARGE, ReduceOp.SUM, false)));
@@ -208,6 +223,13 @@ final class OpSuite {
 
     /** A buffer of {@code count} elements of reproducible values for {@code seed}. */
     static Buffer filled(Backend h, DataType t, long count, int seed) {
+        Buffer buffer = h.allocate(0, Math.max(1, count * t.size()));
+        buffer.write(0, values(t, count, seed));
+        return buffer;
+    }
+
+    /** The values {@link #filled} writes for {@code seed}. */
+    private static ByteBuffer values(DataType t, long count, int seed) {
         Random random = new Random(seed);
         ByteBuffer b = ByteBuffer.allocate((int) (count * t.size())).order(ByteOrder.nativeOrder());
         boolean floating = t.name().startsWith("FLOAT") || t == DataType.BFLOAT16;
@@ -215,9 +237,16 @@ final class OpSuite {
             if (floating) Reference.putFloat(t, b, i, (random.nextDouble() - 0.5) * 6);
             else Reference.putLong(t, b, i, random.nextLong());
         }
-        Buffer buffer = h.allocate(0, Math.max(1, count * t.size()));
-        buffer.write(0, b);
-        return buffer;
+        return b;
+    }
+
+    /** Every rank's inputs reduced element by element by the plain reference. */
+    private static ByteBuffer reducedByReference(DataType t, int count, Reference.Kind kind, int n, int seedBase) {
+        ByteBuffer[] inputs = new ByteBuffer[n];
+        for (int r = 0; r < n; r++) inputs[r] = values(t, count, seedBase + r);
+        ByteBuffer out = ByteBuffer.allocate(count * t.size()).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < count; i++) Reference.reduce(t, kind, new double[n], inputs, i, out, i);
+        return out;
     }
 
     static byte[] bytes(Buffer b) {
@@ -253,6 +282,12 @@ final class OpSuite {
                 for (int k = 0; k < expected.size(); k++) {
                     if (!Arrays.equals(bytes(expected.get(k)), bytes(mine.outputs().get(k)))) {
                         throw new AssertionError(named.name() + ": rank " + comm.rank() + " output " + k + " differs from the in-JVM result");
+                    }
+                }
+                if (named.oracle() != null) {
+                    byte[] oracle = named.oracle().expected(comm.rank(), comm.size(), seedBase).array();
+                    if (!Arrays.equals(oracle, bytes(mine.outputs().get(0)))) {
+                        throw new AssertionError(named.name() + ": rank " + comm.rank() + " differs from the plain reference");
                     }
                 }
                 checked++;
