@@ -4,15 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
 import org.jccl.core.Buffer;
+import org.jccl.core.Communicator;
 import org.jccl.core.Jccl;
+import org.jccl.core.UniqueId;
 
-/** Small helpers for host-backend tests: float buffers in and out, and the cause of a failed future. */
+/** Small helpers for host-backend tests: float buffers in and out, the cause of a failed future, ranks joining. */
 final class HostTesting {
     private HostTesting() {
     }
@@ -46,5 +50,14 @@ final class HostTesting {
 
     static <T> T await(CompletableFuture<T> f) throws Exception {
         return f.get(30, TimeUnit.SECONDS);
+    }
+
+    /** Ranks 0..n-1 of {@code id}, each joining as if from its own process (over TCP when the id is a network id). */
+    static List<Communicator> join(UniqueId id, int n) throws Exception {
+        List<CompletableFuture<Communicator>> joining = new ArrayList<>();
+        for (int r = 0; r < n; r++) joining.add(host().initRank(id, n, r, -1));
+        List<Communicator> comms = new ArrayList<>();
+        for (CompletableFuture<Communicator> f : joining) comms.add(await(f));
+        return comms;
     }
 }

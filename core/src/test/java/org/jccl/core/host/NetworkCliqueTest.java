@@ -47,13 +47,7 @@ class NetworkCliqueTest {
     }
 
     private List<Communicator> networkRanks(int n) throws Exception {
-        UniqueId id = UniqueId.fromBytes(new HostDriver().newNetworkUniqueId());
-        List<CompletableFuture<Communicator>> joining = new ArrayList<>();
-        for (int r = 0; r < n; r++) joining.add(host().initRank(id, n, r, -1));
-        List<Communicator> comms = new ArrayList<>();
-        for (CompletableFuture<Communicator> f : joining) comms.add(f.get(30, TimeUnit.SECONDS));
-        opened.addAll(comms);
-        return comms;
+        return join(UniqueId.fromBytes(new HostDriver().newNetworkUniqueId()), n);
     }
 
     @Test
@@ -80,10 +74,7 @@ class NetworkCliqueTest {
     }
 
     private List<Communicator> join(UniqueId id, int n) throws Exception {
-        List<CompletableFuture<Communicator>> joining = new ArrayList<>();
-        for (int r = 0; r < n; r++) joining.add(host().initRank(id, n, r, -1));
-        List<Communicator> comms = new ArrayList<>();
-        for (CompletableFuture<Communicator> f : joining) comms.add(f.get(30, TimeUnit.SECONDS));
+        List<Communicator> comms = HostTesting.join(id, n);
         opened.addAll(comms);
         return comms;
     }

@@ -1,11 +1,6 @@
 package org.jccl.core.host;
 
-import static org.jccl.core.host.HostTesting.host;
-
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
 import org.jccl.core.UniqueId;
@@ -25,12 +20,7 @@ class NetworkCollectiveMatrixTest extends CollectiveMatrixSuite {
 
     @Override
     protected List<Communicator> openCommunicators(int n) throws Exception {
-        UniqueId id = UniqueId.fromBytes(new HostDriver().newNetworkUniqueId());
-        List<CompletableFuture<Communicator>> joining = new ArrayList<>();
-        for (int r = 0; r < n; r++) joining.add(host().initRank(id, n, r, -1));
-        List<Communicator> comms = new ArrayList<>();
-        for (CompletableFuture<Communicator> f : joining) comms.add(f.get(30, TimeUnit.SECONDS));
-        return comms;
+        return HostTesting.join(UniqueId.fromBytes(new HostDriver().newNetworkUniqueId()), n);
     }
 
     @Override
