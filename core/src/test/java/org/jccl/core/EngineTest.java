@@ -284,6 +284,7 @@ class EngineTest {
         Communicator c = comm();
         Work first = allReduce(c, buffer(64));
         driver.done.add(launchedHandle(first));
+        assertEquals(c.device(), TestWorks.event(first).device(), "the event is on the stream's device");
         first.join();
         Work second = allReduce(c, buffer(64));
         driver.done.add(launchedHandle(second));

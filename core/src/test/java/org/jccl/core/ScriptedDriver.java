@@ -165,8 +165,7 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public DriverEvent createEvent(int device, boolean timing) {
-        ScriptedEvent e = new ScriptedEvent();
-        return e;
+        return new ScriptedEvent(device);
     }
 
     /** The handle of the event most recently recorded. */
@@ -178,11 +177,16 @@ final class ScriptedDriver implements Driver {
 
     /** An event that re-records with a new handle each time, so a test can name each recording. */
     final class ScriptedEvent implements DriverEvent {
+        private final int device;
         volatile long current;
+
+        ScriptedEvent(int device) {
+            this.device = device;
+        }
 
         @Override
         public int device() {
-            return DriverConstants.HOST_DEVICE;
+            return device;
         }
 
         @Override
