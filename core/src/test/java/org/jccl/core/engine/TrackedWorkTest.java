@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jccl.core.spi.MemoryBlock;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** A work's deadline from its timeout: zero or less is none, a huge one saturates instead of wrapping. */
@@ -65,5 +68,25 @@ class TrackedWorkTest {
         TrackedWork w = work(1);
         assertTrue(w.markTimeoutReported());
         assertFalse(w.markTimeoutReported());
+    }
+
+    @Test
+    void onlyTheCompletionThatSettlesAWorkTellsItsObserversWithItsOutcome() {
+        List<String> told = new ArrayList<>();
+        TrackedWork w = new TrackedWork(1, new MemoryBlock[0], 0) {
+            @Override
+            public String describe() {
+                return "work";
+            }
+
+            @Override
+            protected void completing(@Nullable Throwable error) {
+                told.add(error == null ? "done" : error.getMessage());
+            }
+        };
+        assertTrue(w.fail(new IllegalStateException("timed out")));
+        assertFalse(w.succeed());
+        assertFalse(w.fail(new IllegalStateException("aborted")));
+        assertEquals(List.of("timed out"), told);
     }
 }
