@@ -20,7 +20,7 @@ final class Validation {
         int rank = comm.rank();
         long count = op.count();
         int size = op.type().size();
-        String what = comm.describe() + " " + op.describe();
+        Subject what = new Subject(comm, op);
         if (count < 0) throw bad(what, "count must not be negative");
         comm.backend().driver().checkSupported(op.kind());
         if (op.kind().rooted() || op.kind().isPointToPoint()) {
@@ -94,7 +94,7 @@ final class Validation {
     }
 
     /** {@code count × nranks} elements, or a clear error where the product does not fit a long. */
-    private static long total(long count, int n, String what) {
+    private static long total(long count, int n, Subject what) {
         try {
             return Math.multiplyExact(count, (long) n);
         } catch (ArithmeticException e) {
@@ -102,7 +102,7 @@ final class Validation {
         }
     }
 
-    private static void checkReduction(Communicator comm, Operation op, String what) {
+    private static void checkReduction(Communicator comm, Operation op, Subject what) {
         ReduceOp r = op.op();
         if (r == null) throw bad(what, "a reduction is required");
         if (r instanceof PreMulSum p) {
@@ -112,7 +112,7 @@ final class Validation {
         if (rejected != null) throw bad(what, rejected);
     }
 
-    private static void checkAllToAllv(Communicator comm, Operation op, int n, int size, String what) {
+    private static void checkAllToAllv(Communicator comm, Operation op, int n, int size, Subject what) {
         long[][] c = op.counts();
         if (c == null || c.length != 4) throw bad(what, "allToAllv needs send/recv counts and displacements");
         String[] names = {"sendCounts", "sendDisplacements", "recvCounts", "recvDisplacements"};
@@ -125,7 +125,7 @@ final class Validation {
         disjointUnlessSame(op, what); // RCCL runs it in place when send == recv
     }
 
-    private static long extent(long[] counts, long[] displacements, String what) {
+    private static long extent(long[] counts, long[] displacements, Subject what) {
         long max = 0;
         for (int i = 0; i < counts.length; i++) {
             if (counts[i] <= 0) continue;
@@ -138,7 +138,7 @@ final class Validation {
         return max;
     }
 
-    private static void need(Communicator comm, @Nullable Buffer b, long elements, int size, String role, String what) {
+    private static void need(Communicator comm, @Nullable Buffer b, long elements, int size, String role, Subject what) {
         if (b == null) throw bad(what, role + " buffer is required");
         if (b.isClosed()) throw new InvalidUsageException(what + ": " + role + " buffer " + b + " is closed");
         if (b.device() != comm.device()) {
@@ -156,21 +156,21 @@ final class Validation {
         }
     }
 
-    private static void optional(Communicator comm, @Nullable Buffer b, String what, String role) {
+    private static void optional(Communicator comm, @Nullable Buffer b, Subject what, String role) {
         if (b == null) return;
         if (b.isClosed()) throw new InvalidUsageException(what + ": " + role + " buffer " + b + " is closed");
         if (b.device() != comm.device()) throw bad(what, role + " buffer " + b + " is not on device " + comm.device());
     }
 
     /** Send and receive either are the same memory (in place) or do not overlap. */
-    private static void disjointUnlessSame(Operation op, String what) {
+    private static void disjointUnlessSame(Operation op, Subject what) {
         Buffer s = op.send();
         Buffer r = op.recv();
         if (s == null || r == null || s.address() == r.address()) return;
         disjoint(s, r, what);
     }
 
-    private static void disjoint(@Nullable Buffer a, @Nullable Buffer b, String what) {
+    private static void disjoint(@Nullable Buffer a, @Nullable Buffer b, Subject what) {
         if (a == null || b == null) return;
         if (overlaps(a.address(), a.byteSize(), b.address(), b.byteSize())) {
             throw bad(what, "send and recv overlap, which this operation does not allow (in-place is not defined for it, or the buffers only partly coincide)");
@@ -181,7 +181,7 @@ final class Validation {
      * NCCL's in-place rule for gather-like operations: {@code small} may lie inside {@code big} only exactly at
      * {@code offset}; any other overlap is rejected.
      */
-    private static void inPlaceAt(@Nullable Buffer small, @Nullable Buffer big, long offset, long bytes, String what, String rule) {
+    private static void inPlaceAt(@Nullable Buffer small, @Nullable Buffer big, long offset, long bytes, Subject what, String rule) {
         if (small == null || big == null) return;
         if (!overlaps(small.address(), bytes, big.address(), big.byteSize())) return;
         if (small.address() != big.address() + offset) {
@@ -193,7 +193,18 @@ final class Validation {
         return aLen > 0 && bLen > 0 && a < b + bLen && b < a + aLen;
     }
 
-    private static InvalidArgumentException bad(String what, String why) {
+    private static InvalidArgumentException bad(Subject what, String why) {
         return new InvalidArgumentException(what + ": " + why);
+    }
+
+    /**
+     * What an error message names, e.g. {@code [comm=3f2a rank=0/2] allReduce(count=4, float32, sum)}: described only
+     * when a check fails, since building the text costs more than all the checks of a valid call.
+     */
+    private record Subject(Communicator comm, Operation op) {
+        @Override
+        public String toString() {
+            return comm.describe() + " " + op.describe();
+        }
     }
 }
