@@ -33,6 +33,8 @@ import org.jccl.core.rendezvous.Rendezvous;
  */
 public final class Bench {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final int COMPILER_WARMUP_OPS = 20_000;
+    private static final long COMPILER_WARMUP_BYTES = 64 << 10;
 
     private final BenchOptions options;
     private final Backend backend;
@@ -140,6 +142,7 @@ public final class Bench {
                     case "pipeline" -> pipeline(op, options.minBytes());
                     case "idle" -> idle(op, options.minBytes());
                     default -> {
+                        warmCompiler(op);
                         for (long bytes : options.sizes()) bandwidth(op, bytes);
                     }
                 }
@@ -159,6 +162,23 @@ public final class Bench {
         SvgPlot.write(options.plot(), String.format("Bus bandwidth, jccl bench %s: backend %s, %d rank(s), path %s",
                 LocalDate.now(), backend.kind().id(), world(), options.path()), backend.describe(), curves);
         System.err.println("bench: wrote " + options.plot());
+    }
+
+    /**
+     * The JVM compiles jccl's issue path (and the bench's) only after some thousands of calls; until then a call takes
+     * tens of microseconds, which nccl-tests' few warm-up iterations ({@code -w}, meant for the GPU) do not cover.
+     * So before an operation's first size, {@value #COMPILER_WARMUP_OPS} small ones ({@value #COMPILER_WARMUP_BYTES}
+     * bytes, bursts of 64), as a long-running service's calls are compiled; none with {@code -w 0}.
+     */
+    private void warmCompiler(BenchOp op) throws Exception {
+        long count = op.count(COMPILER_WARMUP_BYTES, options.type(), world());
+        if (count == 0 || options.warmup() == 0) return;
+        Issuer issuer = issuer(operations(op, count, false));
+        for (int burst = 0; burst < COMPILER_WARMUP_OPS / 64; burst++) {
+            CompletableFuture<?>[] last = null;
+            for (int i = 0; i < 64; i++) last = issueAll(issuer);
+            waitAll(last);
+        }
     }
 
     private void bandwidth(BenchOp op, long bytes) throws Exception {
@@ -206,6 +226,7 @@ public final class Bench {
         long cpu0 = eventThreadCpu();
         long done0 = backend.completedWorkCount();
         for (int i = 0; i < samples.length; i++) {
+            if (options.pauseMicros() > 0) Thread.sleep(options.pauseMicros() / 1000, (int) (options.pauseMicros() % 1000) * 1000);
             long t0 = System.nanoTime();
             CompletableFuture<?>[] futures = issueAll(issuer);
             spinUntilDone(futures);
