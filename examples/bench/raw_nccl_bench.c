@@ -11,7 +11,8 @@
  *                     from issuing the operation to seeing it complete: an event (timing disabled, as jccl's) is
  *                     recorded on each stream after the operation and this thread spins on cudaEventQuery. jccl
  *                     records the same event and its event thread polls it, so what differs is jccl's hand-offs.
- *                     Percentiles p50, p99, p99.9 and the mean, picked as Bench picks them.
+ *                     Percentiles p50, p99, p99.9 and the mean, picked as Bench picks them. --pause-us N sleeps N µs
+ *                     before each sample, as a server whose requests arrive now and then.
  *   --mode pipeline   as Bench's core path: -n operations per rank with at most --inflight in flight; before
  *                     reusing an in-flight slot this thread spins until that slot's event completed; ops/s.
  *
@@ -40,7 +41,7 @@ struct options {
     size_t min, max;
     double factor;
     int ops[NOPS], nops;
-    int root, warmup, iters, inflight, ranks;
+    int root, warmup, iters, inflight, ranks, pause_us;
     int out_of_place, in_place; /* which placements bandwidth mode measures; latency and pipeline take one */
     int json, two_column;
     const char *mode;
@@ -67,7 +68,7 @@ static double now(void) {
 static void usage(const char *why) {
     if (why) fprintf(stderr, "raw_nccl_bench: %s\n", why);
     fprintf(stderr, "usage: raw_nccl_bench [-b SIZE] [-e SIZE] [-f FACTOR] [-o OPS|all] [-R ROOT] [-w N] [-n N]\n"
-                    "         [--mode bandwidth|latency|pipeline] [--inflight N] [--ranks N] [--in-place|--out-of-place]\n"
+                    "         [--mode bandwidth|latency|pipeline] [--inflight N] [--pause-us N] [--ranks N] [--in-place|--out-of-place]\n"
                     "         [--json | --two-column]\n"
                     "  as Bench's options (float data, no data check); --two-column prints 'size busbw' lines per\n"
                     "  operation for Bench's --compare\n");
@@ -101,7 +102,7 @@ static void parse_ops(struct options *o, char *list) {
 
 static struct options parse(int argc, char **argv) {
     struct options o = {.min = 8, .max = 128ull << 20, .factor = 2, .ops = {ALL_REDUCE}, .nops = 1, .root = 0, .warmup = 5,
-                        .iters = 20, .inflight = 64, .ranks = 0, .out_of_place = 1, .in_place = 1, .mode = "bandwidth"};
+                        .iters = 20, .inflight = 64, .ranks = 0, .pause_us = 0, .out_of_place = 1, .in_place = 1, .mode = "bandwidth"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
@@ -115,6 +116,7 @@ static struct options parse(int argc, char **argv) {
         else if (!strcmp(a, "-n")) o.iters = atoi(VALUE);
         else if (!strcmp(a, "--mode")) o.mode = VALUE;
         else if (!strcmp(a, "--inflight")) o.inflight = atoi(VALUE);
+        else if (!strcmp(a, "--pause-us")) o.pause_us = atoi(VALUE);
         else if (!strcmp(a, "--ranks")) o.ranks = atoi(VALUE);
         else if (!strcmp(a, "--in-place")) { o.in_place = 1; o.out_of_place = 0; }
         else if (!strcmp(a, "--out-of-place")) { o.out_of_place = 1; o.in_place = 0; }
@@ -127,6 +129,8 @@ static struct options parse(int argc, char **argv) {
     if (o.min == 0 || o.max < o.min) usage("need 0 < -b <= -e");
     if (o.factor <= 1) usage("-f must be > 1");
     if (o.iters <= 0 || o.warmup < 0 || o.inflight <= 0) usage("-n, --inflight must be positive, -w not negative");
+    if (o.pause_us < 0) usage("--pause-us must not be negative");
+    if (o.pause_us > 0 && strcmp(o.mode, "latency")) usage("--pause-us needs --mode latency");
     if (o.json && o.two_column) usage("--json or --two-column, not both");
     if (o.two_column && strcmp(o.mode, "bandwidth")) usage("--two-column is for bandwidth mode");
     return o;
@@ -333,6 +337,10 @@ static void latency(const struct gpus *g, const struct options *o, int op) {
     long long *samples = malloc(o->iters * sizeof(long long));
     double sum = 0;
     for (int i = 0; i < o->iters; i++) {
+        if (o->pause_us > 0) {
+            struct timespec pause = {o->pause_us / 1000000, (o->pause_us % 1000000) * 1000L};
+            nanosleep(&pause, NULL);
+        }
         double t0 = now();
         issue(g, op, count, in_place, o->root);
         record(g, events);

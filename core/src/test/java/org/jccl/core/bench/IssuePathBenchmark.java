@@ -25,6 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * recorded ({@link InstantDriver}), so what is timed is validation, admission, the hand-off to the communicator's
  * launch thread, the event recorded and tracked, the event thread seeing it and completing the {@link Work}, and the
  * caller seeing that. On a GPU the same path runs around the library's enqueue and the GPU's own time.
+ * {@link #afterPause} times the same round trip once the engine's threads have gone to sleep: what waking them costs.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,6 +58,21 @@ public class IssuePathBenchmark {
         Work w = comm.allReduce(buffer, buffer, 2, DataType.FLOAT32, ReduceOp.SUM);
         spinUntilDone(w);
         return w;
+    }
+
+    /** Sleeps past the engine threads' spinning and yielding (1 ms) before each call, so that they are parked. */
+    @State(Scope.Thread)
+    public static class Pause {
+        @Setup(Level.Invocation)
+        public void sleep() throws InterruptedException {
+            Thread.sleep(3);
+        }
+    }
+
+    /** One round trip after a pause, as in a server whose requests arrive now and then: what waking the engine's threads costs. */
+    @Benchmark
+    public Work afterPause(Pause pause) {
+        return roundTrip();
     }
 
     /** {@value #IN_FLIGHT} operations issued back to back, then the caller waits for the last: time per operation. */

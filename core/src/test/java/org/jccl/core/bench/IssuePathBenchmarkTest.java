@@ -33,7 +33,7 @@ class IssuePathBenchmarkTest {
                 .timeUnit(TimeUnit.MICROSECONDS)
                 .build();
         Collection<RunResult> results = new Runner(options).run();
-        assertEquals(2, results.size(), "roundTrip and pipelined ran");
+        assertEquals(3, results.size(), "roundTrip, afterPause and pipelined ran");
         for (RunResult r : results) {
             double score = r.getPrimaryResult().getScore();
             assertTrue(Double.isFinite(score) && score > 0, r.getParams().getBenchmark() + " measured " + score);

@@ -10,7 +10,7 @@ import org.jccl.core.ReduceOp;
 /**
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
- * {@code --inflight N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
+ * {@code --inflight N}, {@code --pause-us N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
  * {@code --per-process}, {@code --plot FILE}, {@code --compare FILE}.
  * {@code outOfPlace} and {@code inPlace} say which forms bandwidth mode measures (both, as nccl-tests, unless one
  * is asked for); latency and pipeline modes measure one form, the in-place one only when it alone is asked for.
@@ -18,7 +18,8 @@ import org.jccl.core.ReduceOp;
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
                     int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
-                    String mode, int inFlight, int ranks, boolean json, boolean perProcess, Path plot, List<Path> compare) {
+                    String mode, int inFlight, long pauseMicros, int ranks, boolean json, boolean perProcess, Path plot,
+                    List<Path> compare) {
 
     static final String USAGE = """
             usage: bench [options]
@@ -39,6 +40,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight),
                              idle (the event thread's CPU time over 2 s with nothing pending)
               --inflight N   operations in flight per rank in pipeline mode, default 64
+              --pause-us N   latency mode: sleep N microseconds before each sample, as a server whose requests arrive
+                             now and then (the engine's threads have gone to sleep: what waking them costs); default 0
               --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
               --json         one JSON object per result line on stdout
               --plot FILE    bandwidth mode: also write an SVG chart of bus bandwidth against size, one curve per operation
@@ -64,6 +67,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         String path = "core";
         String mode = "bandwidth";
         int inFlight = 64;
+        long pauseMicros = 0;
         int ranks = 0;
         boolean json = false;
         boolean perProcess = false;
@@ -93,6 +97,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "--path" -> path = oneOf(value(args, ++i, a), a, "core", "reactive");
                 case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline", "idle");
                 case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
+                case "--pause-us" -> pauseMicros = Long.parseLong(value(args, ++i, a));
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;
                 case "--per-process" -> perProcess = true;
@@ -105,10 +110,12 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (minBytes <= 0 || maxBytes < minBytes) throw new IllegalArgumentException("need 0 < -b <= -e");
         if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
         if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
+        if (pauseMicros < 0) throw new IllegalArgumentException("--pause-us must not be negative");
+        if (pauseMicros > 0 && !mode.equals("latency")) throw new IllegalArgumentException("--pause-us needs --mode latency");
         if (plot != null && !mode.equals("bandwidth")) throw new IllegalArgumentException("--plot needs --mode bandwidth");
         if (!compare.isEmpty() && plot == null) throw new IllegalArgumentException("--compare needs --plot");
         return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, outOfPlace, inPlace,
-                path, mode, inFlight, ranks, json, perProcess, plot, List.copyOf(compare));
+                path, mode, inFlight, pauseMicros, ranks, json, perProcess, plot, List.copyOf(compare));
     }
 
     /** The one form latency and pipeline modes measure. */

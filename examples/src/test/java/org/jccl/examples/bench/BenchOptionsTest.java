@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** Which forms are measured: both by default (nccl-tests), one when asked; latency and pipeline take one. */
+/** Which forms are measured: both by default (nccl-tests), one when asked; latency and pipeline take one. Pauses. */
 class BenchOptionsTest {
     @Test
     void bandwidthMeasuresBothFormsUnlessOneIsAskedFor() {
@@ -28,5 +28,16 @@ class BenchOptionsTest {
         BenchOptions inPlace = BenchOptions.parse(new String[] {"--mode", "pipeline", "--in-place"});
         assertTrue(inPlace.singleFormInPlace());
         assertEquals("in-place", inPlace.formsMeasured());
+    }
+
+    @Test
+    void latencySamplesFollowEachOtherUnlessAPauseIsAskedFor() {
+        assertEquals(0, BenchOptions.parse(new String[] {"--mode", "latency"}).pauseMicros());
+        assertEquals(5000, BenchOptions.parse(new String[] {"--mode", "latency", "--pause-us", "5000"}).pauseMicros());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BenchOptions.parse(new String[] {"--pause-us", "-1"}));
+        assertEquals("--pause-us must not be negative", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--pause-us", "10"}));
+        assertEquals("--pause-us needs --mode latency", e.getMessage());
     }
 }
