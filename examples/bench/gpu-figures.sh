@@ -3,7 +3,8 @@
 # GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
 # path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large sizes, then 8 B
 # round-trip latency and pipelined operations per second for raw, core and reactive back to back (and on one GPU
-# too when there are several), the event thread idle, and the torch.distributed reference.
+# too when there are several), the same round trip after 5 ms pauses (with the default spin and with jccl.spin=10ms),
+# the event thread idle, and the torch.distributed reference.
 # Logs go to $LOGS (default /tmp/jccl-figures); when $ARCHIVE names a folder they are also packed into
 # $ARCHIVE/jccl-figures.tgz, with the plot beside it.
 set -u
@@ -40,6 +41,9 @@ for n in $RANKS; do
   run lat-raw-${n}gpu       $R --mode latency -b 8 -n 20000 --ranks $n
   run lat-core-${n}gpu      $B --mode latency -b 8 -n 20000 --ranks $n
   run lat-reactive-${n}gpu  $B --mode latency -b 8 -n 20000 --ranks $n --path reactive
+  run pause-raw-${n}gpu     $R --mode latency -b 8 -n 2000 --pause-us 5000 --ranks $n
+  run pause-core-${n}gpu    $B --mode latency -b 8 -n 2000 --pause-us 5000 --ranks $n
+  run pause-spin-${n}gpu    env JAVA_OPTS=-Djccl.spin=10ms $B --mode latency -b 8 -n 2000 --pause-us 5000 --ranks $n
   run pipe-raw-${n}gpu      $R --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n
   run pipe-core-${n}gpu     $B --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n
   run pipe-reactive-${n}gpu $B --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n --path reactive
