@@ -33,8 +33,7 @@ import org.jccl.core.rendezvous.Rendezvous;
  */
 public final class Bench {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-    private static final int COMPILER_WARMUP_OPS = 20_000;
-    private static final long COMPILER_WARMUP_BYTES = 64 << 10;
+    private static final long COMPILER_WARMUP_MAX_BYTES = 64 << 10;
 
     private final BenchOptions options;
     private final Backend backend;
@@ -167,14 +166,14 @@ public final class Bench {
     /**
      * The JVM compiles jccl's issue path (and the bench's) only after some thousands of calls; until then a call takes
      * tens of microseconds, which nccl-tests' few warm-up iterations ({@code -w}, meant for the GPU) do not cover.
-     * So before an operation's first size, {@value #COMPILER_WARMUP_OPS} small ones ({@value #COMPILER_WARMUP_BYTES}
-     * bytes, bursts of 64), as a long-running service's calls are compiled; none with {@code -w 0}.
+     * So before an operation's first size, {@code --compile-warmup} small ones (the sweep's smallest size, at most
+     * {@value #COMPILER_WARMUP_MAX_BYTES} bytes, in bursts of 64), as a long-running service's calls are compiled.
      */
     private void warmCompiler(BenchOp op) throws Exception {
-        long count = op.count(COMPILER_WARMUP_BYTES, options.type(), world());
-        if (count == 0 || options.warmup() == 0) return;
+        long count = op.count(Math.min(options.minBytes(), COMPILER_WARMUP_MAX_BYTES), options.type(), world());
+        if (count == 0) return;
         Issuer issuer = issuer(operations(op, count, false));
-        for (int burst = 0; burst < COMPILER_WARMUP_OPS / 64; burst++) {
+        for (int burst = 0; burst < options.compileWarmup() / 64; burst++) {
             CompletableFuture<?>[] last = null;
             for (int i = 0; i < 64; i++) last = issueAll(issuer);
             waitAll(last);

@@ -10,7 +10,7 @@ import org.jccl.core.ReduceOp;
 /**
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
- * {@code --inflight N}, {@code --pause-us N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
+ * {@code --inflight N}, {@code --pause-us N}, {@code --compile-warmup N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
  * {@code --per-process}, {@code --plot FILE}, {@code --compare FILE}.
  * {@code outOfPlace} and {@code inPlace} say which forms bandwidth mode measures (both, as nccl-tests, unless one
  * is asked for); latency and pipeline modes measure one form, the in-place one only when it alone is asked for.
@@ -18,7 +18,7 @@ import org.jccl.core.ReduceOp;
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
                     int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
-                    String mode, int inFlight, long pauseMicros, int ranks, boolean json, boolean perProcess, Path plot,
+                    String mode, int inFlight, long pauseMicros, int compileWarmup, int ranks, boolean json, boolean perProcess, Path plot,
                     List<Path> compare) {
 
     static final String USAGE = """
@@ -42,6 +42,9 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               --inflight N   operations in flight per rank in pipeline mode, default 64
               --pause-us N   latency mode: sleep N microseconds before each sample, as a server whose requests arrive
                              now and then (the engine's threads have gone to sleep: what waking them costs); default 0
+              --compile-warmup N
+                             bandwidth mode: before an operation's first size, N small operations of it (bursts of
+                             64, at most 64 KiB) so that the JVM has compiled the issue path; 0 skips; default 20000
               --ranks N      ranks (GPUs used, or host ranks); default: every GPU, or 4 host ranks
               --json         one JSON object per result line on stdout
               --plot FILE    bandwidth mode: also write an SVG chart of bus bandwidth against size, one curve per operation
@@ -68,6 +71,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         String mode = "bandwidth";
         int inFlight = 64;
         long pauseMicros = 0;
+        int compileWarmup = 20_000;
         int ranks = 0;
         boolean json = false;
         boolean perProcess = false;
@@ -98,6 +102,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "--mode" -> mode = oneOf(value(args, ++i, a), a, "bandwidth", "latency", "pipeline", "idle");
                 case "--inflight" -> inFlight = Integer.parseInt(value(args, ++i, a));
                 case "--pause-us" -> pauseMicros = Long.parseLong(value(args, ++i, a));
+                case "--compile-warmup" -> compileWarmup = Integer.parseInt(value(args, ++i, a));
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;
                 case "--per-process" -> perProcess = true;
@@ -111,11 +116,12 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (factor <= 1) throw new IllegalArgumentException("-f must be > 1");
         if (iters <= 0 || warmup < 0 || inFlight <= 0) throw new IllegalArgumentException("-n, --inflight must be positive, -w not negative");
         if (pauseMicros < 0) throw new IllegalArgumentException("--pause-us must not be negative");
+        if (compileWarmup < 0) throw new IllegalArgumentException("--compile-warmup must not be negative");
         if (pauseMicros > 0 && !mode.equals("latency")) throw new IllegalArgumentException("--pause-us needs --mode latency");
         if (plot != null && !mode.equals("bandwidth")) throw new IllegalArgumentException("--plot needs --mode bandwidth");
         if (!compare.isEmpty() && plot == null) throw new IllegalArgumentException("--compare needs --plot");
         return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, outOfPlace, inPlace,
-                path, mode, inFlight, pauseMicros, ranks, json, perProcess, plot, List.copyOf(compare));
+                path, mode, inFlight, pauseMicros, compileWarmup, ranks, json, perProcess, plot, List.copyOf(compare));
     }
 
     /** The one form latency and pipeline modes measure. */

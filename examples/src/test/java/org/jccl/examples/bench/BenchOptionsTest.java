@@ -31,6 +31,15 @@ class BenchOptionsTest {
     }
 
     @Test
+    void bandwidthWarmsTheCompilerUnlessToldNotTo() {
+        assertEquals(20_000, BenchOptions.parse(new String[0]).compileWarmup());
+        assertEquals(0, BenchOptions.parse(new String[] {"--compile-warmup", "0"}).compileWarmup());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BenchOptions.parse(new String[] {"--compile-warmup", "-5"}));
+        assertEquals("--compile-warmup must not be negative", e.getMessage());
+    }
+
+    @Test
     void latencySamplesFollowEachOtherUnlessAPauseIsAskedFor() {
         assertEquals(0, BenchOptions.parse(new String[] {"--mode", "latency"}).pauseMicros());
         assertEquals(5000, BenchOptions.parse(new String[] {"--mode", "latency", "--pause-us", "5000"}).pauseMicros());

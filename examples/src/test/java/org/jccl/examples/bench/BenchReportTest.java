@@ -36,7 +36,7 @@ class BenchReportTest {
 
     @Test
     void everyOperationIsNamedOnItsRowsAndTheFooterFollows() throws Exception {
-        List<String> lines = run(0, "--ranks", "2", "-o", "all", "-b", "1K", "-e", "4K", "-f", "4", "-w", "0", "-n", "1");
+        List<String> lines = run(0, "--ranks", "2", "-o", "all", "-b", "1K", "-e", "4K", "-f", "4", "-w", "0", "-n", "1", "--compile-warmup", "0");
         List<String> rows = lines.stream().filter(l -> !l.startsWith("#")).toList();
         assertEquals(ALL.size() * 2, rows.size(), String.join("\n", lines));
         for (int i = 0; i < rows.size(); i++) {
@@ -59,7 +59,7 @@ class BenchReportTest {
     void thePlotHasOneCurvePerOperationAndTheComparedOnes() throws Exception {
         Path raw = Files.writeString(dir.resolve("raw.txt"), "# allreduce (raw)\n4096 3.5\n1024 1.25\n");
         Path plot = dir.resolve("bw.svg");
-        run(0, "--ranks", "2", "-o", "allreduce,allgather,sendrecv", "-b", "1K", "-e", "16K", "-f", "4", "-w", "0", "-n", "1", "-c", "0",
+        run(0, "--ranks", "2", "-o", "allreduce,allgather,sendrecv", "-b", "1K", "-e", "16K", "-f", "4", "-w", "0", "-n", "1", "-c", "0", "--compile-warmup", "0",
                 "--json", "--plot", plot.toString(), "--compare", raw.toString());
         List<Element> curves = SvgPlotTest.curves(SvgPlotTest.parse(Files.readString(plot)));
         List<String> labels = new ArrayList<>();

@@ -21,7 +21,8 @@ class BenchPerProcessEndToEndTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Launcher.run(List.of("--nproc", "2", "--", Bench.class.getName(), "--per-process", "-o", "all",
-                        "-b", "1K", "-e", "4K", "-f", "4", "-w", "1", "-n", "2", "--json"),
+                        "-b", "1K", "-e", "4K", "-f", "4", "-w", "1", "-n", "2", "--json",
+                        "--compile-warmup", "64"),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, () -> text + "\n" + err.toString(StandardCharsets.UTF_8));
