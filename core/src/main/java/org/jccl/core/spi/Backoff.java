@@ -7,8 +7,10 @@ import org.jccl.core.config.JcclSettings;
  * The one way jccl's threads wait for something expected soon: busy-poll for {@code spin} after the last progress
  * (a GPU round trip or a peer's answer takes microseconds; waking a parked thread would cost as much), then yield
  * until {@code yield}, then park for growing intervals up to {@code maxPark}. Whoever makes the awaited progress
- * unparks the waiter, so the interval only bounds a missed wake-up. Threads that can wait for a wake-up alone (the
- * event thread with nothing pending, an idle launch queue) park without a timeout once {@link #isIdle} says so.
+ * unparks the waiter, so the interval only bounds a missed wake-up; a wait that is always woken
+ * ({@link #startWoken()}) parks for {@code maxPark} at once. Threads that can wait for a wake-up alone (the event
+ * thread with nothing pending, an idle launch queue or host stream) park without a timeout once {@link #isIdle}
+ * says so.
  *
  * @param spinNanos    busy-poll time after the last progress
  * @param yieldNanos   time after the last progress until which the thread yields instead of parking
