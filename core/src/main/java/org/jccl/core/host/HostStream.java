@@ -12,8 +12,9 @@ import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.SerialWorker;
 
 /**
- * A host stream: an ordered executor ({@link SerialWorker}) that runs tasks in FIFO order. After a task it spins
- * briefly (the next one usually follows), then parks: an idle stream costs no CPU.
+ * A host stream: an ordered executor ({@link SerialWorker}) that runs tasks in FIFO order. After a task it waits by
+ * {@link Backoff#HOST_RANKS} (the next one usually follows within a round trip: yielding, not parked, it takes it
+ * without a wake-up), then parks: an idle stream costs no CPU.
  */
 final class HostStream implements DriverStream {
     private static final AtomicLong HANDLES = new AtomicLong(0x57000);
@@ -23,7 +24,7 @@ final class HostStream implements DriverStream {
     private final SerialWorker worker;
 
     HostStream() {
-        worker = new SerialWorker("jccl-host-stream-" + Long.toHexString(handle), () -> { }, Backoff.HOST_PEERS);
+        worker = new SerialWorker("jccl-host-stream-" + Long.toHexString(handle), () -> { }, Backoff.HOST_RANKS);
         LIVE.put(handle, this);
     }
 

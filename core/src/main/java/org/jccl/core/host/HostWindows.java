@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * memory (straight from the peer's stream thread in one JVM, from a network thread across processes), then counts
  * its signal here and wakes this rank's stream thread if it waits. Counters are per (context, signal index, source rank); waits are cumulative, as NCCL's are:
  * each wait adds its count to what this rank already waited for and blocks its stream until the counter reaches it.
+ * A waiting stream is woken by the signal it waits for or by its clique's poisoning ({@link #wake()}), never by a
+ * timer.
  */
 final class HostWindows {
     /** Signal indices the host backend accepts (NCCL 2.29 accepts only 0). */
@@ -26,14 +28,20 @@ final class HostWindows {
     }
 
     private final int size;
+    private final Backoff backoff;
     private final Map<Long, Region> windows = new ConcurrentHashMap<>();
     private final AtomicLongArray arrived;
     /** What this rank's waits consumed so far, per counter; touched by its stream thread only. */
     private final long[] consumed;
     private volatile @Nullable Thread waiter;
 
-    HostWindows(int size) {
+    /**
+     * @param size  the ranks of the communicator
+     * @param backoff how a waiting stream waits before and between parks
+     */
+    HostWindows(int size, Backoff backoff) {
         this.size = size;
+        this.backoff = backoff;
         this.arrived = new AtomicLongArray(CONTEXTS * SIGNALS * size);
         this.consumed = new long[CONTEXTS * SIGNALS * size];
     }
@@ -77,6 +85,11 @@ final class HostWindows {
     /** A signal from {@code from}: counted, and the waiting stream thread woken. */
     void count(int from, int signal, int context) {
         arrived.incrementAndGet(index(from, signal, context));
+        wake();
+    }
+
+    /** Wakes the stream thread if it waits here, so that it checks its signals and its clique's poison. */
+    void wake() {
         Thread t = waiter;
         if (t != null) LockSupport.unpark(t);
     }
@@ -88,7 +101,7 @@ final class HostWindows {
             for (WaitDescriptor d : waits) {
                 int i = index(d.peer(), d.signalIndex(), d.context());
                 long target = consumed[i] + d.count();
-                for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); arrived.get(i) < target; ) {
+                for (Backoff.Waiter wait = backoff.startWoken(); arrived.get(i) < target; ) {
                     String poison = transport.poisoned();
                     if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode());
                     wait.pause();

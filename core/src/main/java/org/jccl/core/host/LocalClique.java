@@ -1,8 +1,8 @@
 package org.jccl.core.host;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.spi.Backoff;
 import org.jccl.core.OpKind;
@@ -23,17 +23,22 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Point-to-point: one FIFO mailbox per ordered pair of ranks. A send posts its buffer without waiting; the
  * receive copies the data and marks it consumed; a send completes when consumed.
+ *
+ * <p>Every wait is ended by the rank it waits for: the last rank at a barrier unparks the others, a send unparks its
+ * receiver, a receive its sender, a poisoning everyone. A waiting rank makes its thread known before it checks what
+ * it waits for, so no wake-up is missed and a rank never depends on the length of its parks.
  */
 final class LocalClique implements HostTransport {
     /** Elements per unit of reduction work that ranks claim from a shared counter. */
     private static final long CHUNK = Scratch.BLOCK;
     private final int size;
     private final HostOp[] slots;
-    private final Thread[] threads;
-    private final AtomicInteger arrived = new AtomicInteger();
+    private final Backoff waits;
+    private final RankBarrier barrier;
+    /** The thread each rank last sent or received on, for its peers' wake-ups. */
+    private final AtomicReferenceArray<Thread> threads;
     /** The next unclaimed chunk of the current reduction; reset by the last rank to reach a barrier. */
     private final AtomicLong nextChunk = new AtomicLong();
-    private volatile long generation;
     private final ConcurrentLinkedQueue<Parcel>[] mailboxes;
     private volatile @Nullable String poisoned;
     /** Written before {@link #poisoned}, which readers check first. */
@@ -48,11 +53,18 @@ final class LocalClique implements HostTransport {
     private final Reduction[][] reductions;
     private final HostWindows[] windows;
 
-    @SuppressWarnings("unchecked")
     LocalClique(int size) {
+        this(size, Backoff.HOST_RANKS);
+    }
+
+    /** A clique whose ranks wait by {@code waits} (tests give it parks far longer than any wait). */
+    @SuppressWarnings("unchecked")
+    LocalClique(int size, Backoff waits) {
         this.size = size;
         this.slots = new HostOp[size];
-        this.threads = new Thread[size];
+        this.waits = waits;
+        this.barrier = new RankBarrier(size, waits);
+        this.threads = new AtomicReferenceArray<>(size);
         this.mailboxes = new ConcurrentLinkedQueue[size * size];
         for (int i = 0; i < mailboxes.length; i++) mailboxes[i] = new ConcurrentLinkedQueue<>();
         this.sources = new HostMemoryBlock[size][size];
@@ -63,7 +75,7 @@ final class LocalClique implements HostTransport {
         this.biasOffsets = new int[size][size];
         this.reductions = new Reduction[size][size];
         this.windows = new HostWindows[size];
-        for (int r = 0; r < size; r++) windows[r] = new HostWindows(size);
+        for (int r = 0; r < size; r++) windows[r] = new HostWindows(size, waits);
     }
 
     /** A send waiting in a mailbox. */
@@ -117,7 +129,12 @@ final class LocalClique implements HostTransport {
             poisonCode = code;
             poisoned = reason;
         }
-        for (Thread t : threads) if (t != null) LockSupport.unpark(t);
+        for (int r = 0; r < size; r++) {
+            Thread t = threads.get(r);
+            if (t != null) LockSupport.unpark(t);
+            windows[r].wake();
+        }
+        barrier.wakeAll();
     }
 
     @Override
@@ -144,22 +161,7 @@ final class LocalClique implements HostTransport {
     // ---- barrier
 
     private void barrier(int rank) {
-        long g = generation;
-        threads[rank] = Thread.currentThread();
-        if (arrived.incrementAndGet() == size) {
-            arrived.set(0);
-            nextChunk.set(0);
-            generation = g + 1;
-            for (int i = 0; i < size; i++) {
-                Thread t = threads[i];
-                if (i != rank && t != null) LockSupport.unpark(t);
-            }
-            return;
-        }
-        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); generation == g; ) {
-            checkPoison();
-            wait.pause();
-        }
+        barrier.await(rank, () -> nextChunk.set(0), this::checkPoison);
     }
 
     // ---- collectives
@@ -310,10 +312,10 @@ final class LocalClique implements HostTransport {
     @Override
     public Object postSend(int rank, HostOp op) {
         checkPoison();
-        threads[rank] = Thread.currentThread();
+        threads.set(rank, Thread.currentThread());
         Parcel p = new Parcel(op.send, op.sendOffset, op.count * op.type.size(), Thread.currentThread());
         mailboxes[rank * size + op.peer].offer(p);
-        Thread receiver = threads[op.peer];
+        Thread receiver = threads.get(op.peer);
         if (receiver != null) LockSupport.unpark(receiver);
         return p;
     }
@@ -321,7 +323,7 @@ final class LocalClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         Parcel p = (Parcel) posted;
-        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !p.consumed; ) {
+        for (Backoff.Waiter wait = waits.startWoken(); !p.consumed; ) {
             checkPoison();
             wait.pause();
         }
@@ -329,10 +331,10 @@ final class LocalClique implements HostTransport {
 
     @Override
     public void receive(int rank, HostOp op) {
-        threads[rank] = Thread.currentThread();
+        threads.set(rank, Thread.currentThread());
         ConcurrentLinkedQueue<Parcel> box = mailboxes[op.peer * size + rank];
         Parcel p;
-        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (p = box.poll()) == null; ) {
+        for (Backoff.Waiter wait = waits.startWoken(); (p = box.poll()) == null; ) {
             checkPoison();
             wait.pause();
         }

@@ -69,7 +69,7 @@ final class NetworkClique implements HostTransport {
         for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
         this.lastWrite = new ChannelFuture[size];
         this.kernels = new NetworkKernels(this);
-        this.windows = new HostWindows(size);
+        this.windows = new HostWindows(size, Backoff.HOST_RANKS);
         if (size == 1) ready.complete(null);
     }
 
@@ -170,6 +170,8 @@ final class NetworkClique implements HostTransport {
         HostComm comm = owner;
         if (comm != null) comm.fail(code, "the communicator's clique failed: " + reason);
         ready.completeExceptionally(CliqueFailedException.poisoned(reason, code));
+        windows.wake(); // a stream waiting for signals fails now, not at its next park's end
+        wake();
     }
 
     @Override

@@ -271,17 +271,36 @@ public final class Bench {
         report.pipeline(op, issuer.path(), bytes, window, options.iters(), seconds, cpuPerOp);
     }
 
-    /** The event thread's CPU time while nothing is pending, after some work (it should park, spending none). */
+    /**
+     * The CPU time of the event thread, and of every jccl thread, while nothing is pending, after some work (they
+     * should park, spending none).
+     */
     private void idle(BenchOp op, long bytes) throws Exception {
         long count = op.count(bytes, options.type(), world());
         Issuer issuer = issuer(operations(op, count, options.singleFormInPlace()));
         for (int i = 0; i < Math.max(options.warmup(), 1000); i++) waitAll(issueAll(issuer));
-        Thread.sleep(100); // let the event thread reach its parked state; the measurement starts after
+        Thread.sleep(100); // let the threads reach their parked state; the measurement starts after
         long cpu0 = eventThreadCpu();
+        long[] jccl = jcclThreadIds();
+        long jccl0 = cpuOf(jccl);
         long t0 = System.nanoTime();
         Thread.sleep(2000);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        report.idle(seconds, (eventThreadCpu() - cpu0) / 1e3, backend.eventThread().getState().toString());
+        report.idle(seconds, (eventThreadCpu() - cpu0) / 1e3, backend.eventThread().getState().toString(),
+                (cpuOf(jccl) - jccl0) / 1e3, jccl.length);
+    }
+
+    /** The ids of the process's jccl threads (their names start with {@code jccl-}). */
+    private static long[] jcclThreadIds() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("jccl-"))
+                .mapToLong(Thread::getId).toArray();
+    }
+
+    /** The CPU time of these threads together; one that ended counts nothing. */
+    private static long cpuOf(long[] threadIds) {
+        long sum = 0;
+        for (long id : threadIds) sum += Math.max(0, THREADS.getThreadCpuTime(id));
+        return sum;
     }
 
     private List<List<Operation>> operations(BenchOp op, long count, boolean inPlace) {

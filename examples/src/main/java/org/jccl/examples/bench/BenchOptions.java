@@ -38,7 +38,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
               --out-of-place out-of-place forms only
               --path P       core (Work) or reactive (Mono), default core
               --mode M       bandwidth (default), latency (round trips: p50/p99/p999), pipeline (ops/s with --inflight in flight),
-                             idle (the event thread's CPU time over 2 s with nothing pending)
+                             idle (the CPU time of the event thread and of every jccl thread over 2 s with nothing pending)
               --inflight N   operations in flight per rank in pipeline mode, default 64
               --pause-us N   latency mode: sleep N microseconds before each sample, as a server whose requests arrive
                              now and then (the engine's threads have gone to sleep: what waking them costs); default 0

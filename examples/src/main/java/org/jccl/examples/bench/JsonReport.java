@@ -46,8 +46,9 @@ final class JsonReport implements Report {
     }
 
     @Override
-    public void idle(double seconds, double cpuMicros, String threadState) {
-        out.printf(Locale.ROOT, "{\"mode\":\"idle\",\"seconds\":%.3f,\"event_cpu_us\":%.1f,\"state\":\"%s\"}%n", seconds, cpuMicros, threadState);
+    public void idle(double seconds, double cpuMicros, String threadState, double jcclCpuMicros, int jcclThreads) {
+        out.printf(Locale.ROOT, "{\"mode\":\"idle\",\"seconds\":%.3f,\"event_cpu_us\":%.1f,\"state\":\"%s\",\"jccl_threads\":%d,"
+                + "\"jccl_cpu_us\":%.1f}%n", seconds, cpuMicros, threadState, jcclThreads, jcclCpuMicros);
     }
 
     private static String form(Timing t) {

@@ -26,5 +26,9 @@ interface Report {
 
     void pipeline(BenchOp op, String path, long bytes, int inFlight, long ops, double seconds, double eventCpuNanosPerOp);
 
-    void idle(double seconds, double cpuMicros, String threadState);
+    /**
+     * Idle mode: the event thread's CPU time and state, and the CPU time of every jccl thread of the process
+     * (launch, stream, event, network: {@code jcclThreads} of them), over {@code seconds} with nothing pending.
+     */
+    void idle(double seconds, double cpuMicros, String threadState, double jcclCpuMicros, int jcclThreads);
 }

@@ -87,8 +87,9 @@ final class TextReport implements Report {
     }
 
     @Override
-    public void idle(double seconds, double cpuMicros, String threadState) {
-        out.printf(Locale.ROOT, "  idle: event thread used %.1f us of CPU in %.2f s with nothing pending (state %s)%n", cpuMicros, seconds, threadState);
+    public void idle(double seconds, double cpuMicros, String threadState, double jcclCpuMicros, int jcclThreads) {
+        out.printf(Locale.ROOT, "  idle: event thread used %.1f us of CPU in %.2f s with nothing pending (state %s); all %d jccl "
+                + "threads %.1f us%n", cpuMicros, seconds, threadState, jcclThreads, jcclCpuMicros);
     }
 
     private static String description(String size, String count, String type, String redop, String root) {

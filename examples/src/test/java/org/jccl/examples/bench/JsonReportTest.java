@@ -33,4 +33,14 @@ class JsonReportTest {
         assertNull(row.get("in_place"));
         assertEquals(true, row.containsKey("in_place"));
     }
+
+    @Test
+    void anIdleResultCarriesTheEventThreadAndEveryJcclThread() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Report r = Report.to(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, false);
+        r.idle(2.0, 0.5, "WAITING", 480.25, 10);
+        Map<String, Object> row = MiniJson.parseObject(bytes.toString(StandardCharsets.UTF_8).strip());
+        assertEquals(Map.of("mode", "idle", "seconds", 2.0, "event_cpu_us", 0.5, "state", "WAITING", "jccl_threads", 10.0,
+                "jccl_cpu_us", 480.3), row);
+    }
 }

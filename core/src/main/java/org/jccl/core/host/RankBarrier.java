@@ -1,0 +1,61 @@
+package org.jccl.core.host;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import org.jccl.core.spi.Backoff;
+
+/**
+ * Where the ranks of a {@link LocalClique} meet: the last rank to arrive releases the others by unparking them, so a
+ * waiting rank leaves as soon as its peers are all there, however long it would have parked.
+ */
+final class RankBarrier {
+    private final int size;
+    private final Backoff backoff;
+    /** The thread each rank last arrived on, made known before it counts its arrival. */
+    private final AtomicReferenceArray<Thread> arrivals;
+    private final AtomicInteger arrived = new AtomicInteger();
+    private volatile long generation;
+
+    /**
+     * @param size    the number of ranks that meet
+     * @param backoff how a waiting rank waits before and between parks
+     */
+    RankBarrier(int size, Backoff backoff) {
+        this.size = size;
+        this.backoff = backoff;
+        this.arrivals = new AtomicReferenceArray<>(size);
+    }
+
+    /**
+     * Returns once every rank has arrived. The last one runs {@code onRelease} before it lets the others go (so they
+     * see its effects). A waiting rank runs {@code check} before each pause; what it throws ends the wait (the clique
+     * failed: the barrier is not used again).
+     */
+    void await(int rank, Runnable onRelease, Runnable check) {
+        long g = generation;
+        arrivals.set(rank, Thread.currentThread());
+        if (arrived.incrementAndGet() == size) {
+            arrived.set(0);
+            onRelease.run();
+            generation = g + 1;
+            for (int i = 0; i < size; i++) {
+                Thread t = arrivals.get(i);
+                if (i != rank && t != null) LockSupport.unpark(t);
+            }
+            return;
+        }
+        for (Backoff.Waiter wait = backoff.startWoken(); generation == g; ) {
+            check.run();
+            wait.pause();
+        }
+    }
+
+    /** Unparks every rank that may wait here, so that each runs its check (the clique was poisoned). */
+    void wakeAll() {
+        for (int i = 0; i < size; i++) {
+            Thread t = arrivals.get(i);
+            if (t != null) LockSupport.unpark(t);
+        }
+    }
+}
