@@ -69,7 +69,7 @@ public class IssuePathBenchmark {
         }
     }
 
-    /** One round trip after a pause, as in a server whose requests arrive now and then: what waking the engine's threads costs. */
+    /** One round trip after a pause, as in a server whose requests arrive now and then: what waking the threads costs. */
     @Benchmark
     public Work afterPause(Pause pause) {
         return roundTrip();

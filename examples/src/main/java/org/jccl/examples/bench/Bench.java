@@ -225,7 +225,7 @@ public final class Bench {
         long cpu0 = eventThreadCpu();
         long done0 = backend.completedWorkCount();
         for (int i = 0; i < samples.length; i++) {
-            if (options.pauseMicros() > 0) Thread.sleep(options.pauseMicros() / 1000, (int) (options.pauseMicros() % 1000) * 1000);
+            if (options.pauseMicros() > 0) pause(options.pauseMicros());
             long t0 = System.nanoTime();
             CompletableFuture<?>[] futures = issueAll(issuer);
             spinUntilDone(futures);
@@ -236,6 +236,11 @@ public final class Bench {
         Arrays.sort(samples);
         double mean = Arrays.stream(samples).average().orElse(0) / 1e3;
         report.latency(op, issuer.path(), bytes, samples.length, pct(samples, 0.50), pct(samples, 0.99), pct(samples, 0.999), mean, cpuPerOp);
+    }
+
+    /** Sleeps {@code micros}, as the time between a server's requests. */
+    private static void pause(long micros) throws InterruptedException {
+        Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
     }
 
     private void pipeline(BenchOp op, long bytes) throws Exception {

@@ -10,16 +10,16 @@ import org.jccl.core.ReduceOp;
 /**
  * The benchmark's command line, nccl-tests style: {@code -b 8 -e 128M -f 2 -o allreduce -d float -r sum -w 5 -n 20
  * -c 1}, plus jccl's own {@code --path core|reactive}, {@code --mode bandwidth|latency|pipeline},
- * {@code --inflight N}, {@code --pause-us N}, {@code --compile-warmup N}, {@code --ranks N}, {@code --in-place}, {@code --out-of-place}, {@code --json},
- * {@code --per-process}, {@code --plot FILE}, {@code --compare FILE}.
+ * {@code --inflight N}, {@code --pause-us N}, {@code --compile-warmup N}, {@code --ranks N}, {@code --in-place},
+ * {@code --out-of-place}, {@code --json}, {@code --per-process}, {@code --plot FILE}, {@code --compare FILE}.
  * {@code outOfPlace} and {@code inPlace} say which forms bandwidth mode measures (both, as nccl-tests, unless one
  * is asked for); latency and pipeline modes measure one form, the in-place one only when it alone is asked for.
  * {@code plot} is null when no plot is asked for.
  */
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
                     int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
-                    String mode, int inFlight, long pauseMicros, int compileWarmup, int ranks, boolean json, boolean perProcess, Path plot,
-                    List<Path> compare) {
+                    String mode, int inFlight, long pauseMicros, int compileWarmup, int ranks, boolean json,
+                    boolean perProcess, Path plot, List<Path> compare) {
 
     static final String USAGE = """
             usage: bench [options]
