@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
@@ -16,13 +17,15 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Runs {@link IssuePathBenchmark} so that every build exercises it: briefly by default, a smoke check that it runs
  * and completes every operation (never a timed assertion); with {@code -Djccl.bench=full} long enough for figures:
  * {@code mvn -B -q -pl core -am test -Dtest=IssuePathBenchmarkTest -Dsurefire.failIfNoSpecifiedTests=false
- * -Djccl.bench=full}, results in {@code core/target/surefire-reports/org.jccl.core.bench.IssuePathBenchmarkTest-output.txt}.
+ * -Djccl.bench=full} (with the bytes allocated per operation), results in {@code core/target/surefire-reports/org.jccl.core.bench.IssuePathBenchmarkTest-output.txt}.
  */
 class IssuePathBenchmarkTest {
     @Test
     void everyBenchmarkRunsAndReportsATimePerOperation() throws Exception {
         boolean full = "full".equals(System.getProperty("jccl.bench"));
-        Options options = new OptionsBuilder()
+        OptionsBuilder builder = new OptionsBuilder();
+        if (full) builder.addProfiler(GCProfiler.class); // bytes allocated per operation: what feeds the collector
+        Options options = builder
                 .include(IssuePathBenchmark.class.getName())
                 .forks(0) // in this JVM: surefire's class path is a manifest jar a forked JVM would not read
                 .threads(1)
