@@ -66,6 +66,10 @@ class BenchEndToEndTest {
         List<String> latency = run("--ranks", "2", "--mode", "latency", "-b", "8", "-n", "200", "--json");
         assertEquals(1, latency.size());
         assertTrue(latency.get(0).contains("\"p99_us\":"), latency.get(0));
+        // Samples after pauses (1.5 ms: the engine's threads have started to park) still all complete.
+        List<String> paused = run("--ranks", "2", "--mode", "latency", "-b", "8", "-n", "20", "--pause-us", "1500", "--json");
+        assertEquals(1, paused.size());
+        assertTrue(paused.get(0).contains("\"samples\":20"), paused.get(0));
         List<String> pipeline = run("--ranks", "2", "--mode", "pipeline", "-b", "8", "-n", "2000", "--inflight", "16", "--json");
         assertEquals(1, pipeline.size());
         assertTrue(pipeline.get(0).contains("\"ops\":2000"), pipeline.get(0));
