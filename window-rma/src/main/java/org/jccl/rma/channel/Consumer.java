@@ -205,13 +205,15 @@ final class Consumer {
             if (sink == null) return CompletableFuture.completedFuture(null);
             if (!ended && !cancelled) {
                 cancel();
+                released = Math.max(released, emitted); // on one rank, frees the slots a last header may wait for
                 sink.error(new ChannelClosedException("the channel was closed while its consumer received"));
             } else if (ended && !closed) {
                 released = Math.max(released, emitted);
                 maybeFin();
             }
-            return settled;
         }
+        if (local != null) local.maybeRequest();
+        return settled;
     }
 
     /** The closing record, then {@code slots} spare credits for the producer's credit waits already issued. */

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.Backend;
@@ -32,6 +33,8 @@ class BlockChannelCloseTest {
     final Backend backend = Jccl.backend(BackendKind.HOST);
     List<Communicator> comms = List.of();
     List<Buffer> source = List.of();
+    List<BlockChannel> ch = List.of();
+    CompletableFuture<Long> producer = new CompletableFuture<>();
 
     @AfterEach
     void close() {
@@ -39,21 +42,29 @@ class BlockChannelCloseTest {
         comms.forEach(Communicator::close);
     }
 
-    List<BlockChannel> open(int slots) throws Exception {
+    /**
+     * Opens a channel of 4 slots between two ranks; its producer sends {@code count} blocks and closes its side after
+     * the send, however it ended, as a user would; {@link #producer} is its result. Returns the consumer's channel.
+     */
+    BlockChannel openAndSend(int count) throws Exception {
         comms = backend.initAll(2).get(30, TimeUnit.SECONDS);
-        return Flux.fromIterable(comms).map(ReactiveCommunicator::of)
-                .flatMapSequential(c -> BlockChannel.open(c, 0, 1, slots, 64)).collectList().block(LIMIT);
-    }
-
-    /** The producer sends {@code count} blocks and closes its channel after the send, however it ended. */
-    CompletableFuture<Long> sendThenClose(BlockChannel ch, int count) {
+        ch = Flux.fromIterable(comms).map(ReactiveCommunicator::of)
+                .flatMapSequential(c -> BlockChannel.open(c, 0, 1, 4, 64)).collectList().block(LIMIT);
         source = BlockChannelHostTest.blocks(backend, count, 64, new ArrayList<>());
-        return ch.send(Flux.fromIterable(source)).materialize().flatMap(result -> ch.close().thenReturn(result))
-                .<Long>dematerialize().toFuture();
+        BlockChannel sender = ch.get(0);
+        producer = sender.send(Flux.fromIterable(source)).materialize()
+                .flatMap(result -> sender.close().thenReturn(result)).<Long>dematerialize().toFuture();
+        return ch.get(1);
     }
 
-    static void awaitBoth(CompletableFuture<?> producer, CompletableFuture<?> consumer, List<BlockChannel> ch) {
-        await().atMost(LIMIT).untilAsserted(() -> assertTrue(producer.isDone() && consumer.isDone(), () -> "stuck: " + ch));
+    /**
+     * Both sides finish and the consumer's close succeeds; every signal was consumed on both ranks, so the
+     * communicators still work.
+     */
+    void awaitBothClosed(CompletableFuture<Void> consumerClose) throws Exception {
+        await().atMost(LIMIT).untilAsserted(() -> assertTrue(producer.isDone() && consumerClose.isDone(), () -> "stuck: " + ch));
+        consumerClose.join();
+        BlockChannelHostTest.communicatorsStillWork(backend, comms);
     }
 
     /**
@@ -63,46 +74,54 @@ class BlockChannelCloseTest {
      */
     @Test
     void aConsumerThatClosesAsSoonAsItsStreamCompletesLetsTheProducerFinish() throws Exception {
-        List<BlockChannel> ch = open(4);
-        CompletableFuture<Long> producer = sendThenClose(ch.get(0), 20);
-        CompletableFuture<Void> consumer = ch.get(1).receive().doOnNext(ReceivedBlock::release).then(ch.get(1).close())
-                .toFuture();
-        awaitBoth(producer, consumer, ch);
+        BlockChannel receiver = openAndSend(20);
+        awaitBothClosed(receiver.receive().doOnNext(ReceivedBlock::release).then(receiver.close()).toFuture());
         assertEquals(20L, producer.join());
-        consumer.join();
     }
 
     /** Blocks still held at close count as released: close sends their credits and the closing record. */
     @Test
     void closingWithBlocksStillHeldLetsTheProducerFinish() throws Exception {
-        List<BlockChannel> ch = open(4);
-        CompletableFuture<Long> producer = sendThenClose(ch.get(0), 10);
-        List<ReceivedBlock> held = ch.get(1).receive().filter(b -> {
+        BlockChannel receiver = openAndSend(10);
+        List<ReceivedBlock> held = receiver.receive().filter(b -> {
             if (b.sequence() < 7) b.release();
             return b.sequence() >= 7;
         }).collectList().block(LIMIT);
         assertEquals(3, held.size());
-        CompletableFuture<Void> consumer = ch.get(1).close().toFuture();
-        awaitBoth(producer, consumer, ch);
+        awaitBothClosed(receiver.close().toFuture());
         assertEquals(10L, producer.join());
-        consumer.join();
     }
 
     /** Closing the consumer while it still receives ends its stream and the producer's with a typed error. */
     @Test
     void closingTheConsumerWhileItReceivesEndsBothSidesWithATypedError() throws Exception {
-        List<BlockChannel> ch = open(4);
-        CompletableFuture<Long> producer = sendThenClose(ch.get(0), 1000);
+        BlockChannel receiver = openAndSend(1000);
         AtomicLong received = new AtomicLong();
-        CompletableFuture<Void> receiving = ch.get(1).receive().doOnNext(b -> {
+        CompletableFuture<Void> receiving = receiver.receive().doOnNext(b -> {
             received.incrementAndGet();
             b.release();
         }).then().toFuture();
         await().atMost(LIMIT).until(() -> received.get() >= 5);
-        CompletableFuture<Void> consumer = ch.get(1).close().toFuture();
-        awaitBoth(producer, consumer, ch);
-        consumer.join();
+        awaitBothClosed(receiver.close().toFuture());
         assertTrue(receiving.isDone(), "the consumer's stream ended");
+        for (CompletableFuture<?> side : List.of(producer, receiving)) {
+            CompletionException e = assertThrows(CompletionException.class, side::join);
+            assertInstanceOf(ChannelClosedException.class, e.getCause(), String.valueOf(e.getCause()));
+        }
+    }
+
+    /** On one rank, closing while the consumer holds every slot stops the producer's send too. */
+    @Test
+    void closingOneRanksChannelWhileItsSlotsAreHeldEndsBothSides() throws Exception {
+        comms = backend.initAll(1).get(30, TimeUnit.SECONDS);
+        BlockChannel only = BlockChannel.open(ReactiveCommunicator.of(comms.get(0)), 0, 0, 4, 64).block(LIMIT);
+        ch = List.of(only);
+        source = BlockChannelHostTest.blocks(backend, 10, 64, new ArrayList<>());
+        producer = only.send(Flux.fromIterable(source)).toFuture();
+        List<ReceivedBlock> held = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> receiving = only.receive().doOnNext(held::add).then().toFuture();
+        await().atMost(LIMIT).until(() -> held.size() == 4);
+        awaitBothClosed(only.close().toFuture());
         for (CompletableFuture<?> side : List.of(producer, receiving)) {
             CompletionException e = assertThrows(CompletionException.class, side::join);
             assertInstanceOf(ChannelClosedException.class, e.getCause(), String.valueOf(e.getCause()));
