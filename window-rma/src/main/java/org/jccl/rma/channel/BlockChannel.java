@@ -186,16 +186,38 @@ public final class BlockChannel {
         return consumer;
     }
 
-    /** Deregisters the channel's window (collective: every rank closes) and frees its memory. */
+    /**
+     * Ends this rank's side of the channel, then deregisters the channel's window (collective: every rank closes) and
+     * frees its memory. A side still running ends first, as if its subscriber cancelled: {@link #send} or
+     * {@link #receive()} fails with {@link ChannelClosedException}, and blocks still held count as released.
+     * Idempotent.
+     */
     public Mono<Void> close() {
         return ReactiveExtension.mono(shape, this::closeAsync);
     }
 
     private CompletableFuture<Void> closeAsync() {
-        return link.window.closeAsync().whenComplete((v, e) -> {
+        return settleSides().thenCompose(v -> link.window.closeAsync()).whenComplete((v, e) -> {
             memory.close();
             link.pinned.close();
         });
+    }
+
+    /**
+     * Completes once this rank's sides ended the closing handshake. The window's deregistration is a barrier of every
+     * rank on the launch thread: a closing record or credit issued after it would queue behind it while the peer,
+     * still waiting for that signal, never reaches its own close.
+     */
+    private CompletableFuture<Void> settleSides() {
+        Producer p;
+        Consumer c;
+        synchronized (lock) {
+            p = producer;
+            c = consumer;
+        }
+        CompletableFuture<Void> sending = p == null ? CompletableFuture.completedFuture(null) : p.close();
+        CompletableFuture<Void> receiving = c == null ? CompletableFuture.completedFuture(null) : c.close();
+        return CompletableFuture.allOf(sending, receiving);
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.jccl.rma.channel;
 
 import java.nio.ByteBuffer;
 import java.util.BitSet;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.FluxSink;
 
@@ -33,6 +34,8 @@ final class Consumer {
     private boolean cancelled;
     private boolean closed;
     private boolean acknowledged;
+    /** Completes once no signal of this side is owed or awaited any more: the channel's window may then go. */
+    private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
     Consumer(ChannelLink link, int producer, Object lock) {
         this.link = link;
@@ -91,6 +94,7 @@ final class Consumer {
         synchronized (lock) {
             if (error != null) {
                 end(error);
+                settled.complete(null); // a failed communicator settles nothing more
                 return;
             }
             headersRead++;
@@ -102,6 +106,7 @@ final class Consumer {
                 if (sequence == j && (flags & ChannelLayout.ACK) != 0) {
                     acknowledged = true;
                     topUp(j);
+                    settled.complete(null);
                 } else if (!acknowledged && headersRead == waitsIssued) {
                     issueWait(); // the acknowledgement is still to come
                 }
@@ -115,9 +120,11 @@ final class Consumer {
             }
             if ((flags & (ChannelLayout.END | ChannelLayout.FAILED | ChannelLayout.CANCELLED)) != 0) topUp(j);
             if ((flags & ChannelLayout.END) != 0) {
+                // The closing record goes out before the subscriber learns of the end: whatever it issues next (a
+                // close, a collective) is ordered after the record the producer waits for.
                 ended = true;
-                sink.complete();
                 maybeFin();
+                sink.complete();
             } else if ((flags & (ChannelLayout.FAILED | ChannelLayout.CANCELLED)) != 0) {
                 end(new ChannelClosedException((flags & ChannelLayout.FAILED) != 0 ? "the producer failed"
                         : "the producer cancelled"));
@@ -141,8 +148,8 @@ final class Consumer {
         if (ended) return;
         ended = true;
         released = Math.max(released, emitted);
-        if (sink != null) sink.error(error);
         maybeFin();
+        if (sink != null) sink.error(error);
     }
 
     void release(long sequence) {
@@ -179,6 +186,7 @@ final class Consumer {
                 if (owed > 0) link.run(link.await(producer, Math.toIntExact(owed)));
                 waitsIssued += Math.max(0, owed);
                 closed = true;
+                settled.complete(null);
                 return;
             }
             sendClosing(ChannelLayout.CANCEL);
@@ -186,10 +194,35 @@ final class Consumer {
         }
     }
 
+    /**
+     * Settles this side before the channel's window is deregistered (a barrier of every rank, after which nothing this
+     * side issues reaches the producer): a stream still running ends as if cancelled, with
+     * {@link ChannelClosedException}; blocks still held count as released. Completes once the closing record and
+     * credits were issued and, after a cancel, the producer's acknowledgement was awaited.
+     */
+    CompletableFuture<Void> close() {
+        synchronized (lock) {
+            if (sink == null) return CompletableFuture.completedFuture(null);
+            if (!ended && !cancelled) {
+                cancel();
+                released = Math.max(released, emitted); // on one rank, frees the slots a last header may wait for
+                sink.error(new ChannelClosedException("the channel was closed while its consumer received"));
+            } else if (ended && !closed) {
+                released = Math.max(released, emitted);
+                maybeFin();
+            }
+        }
+        if (local != null) local.maybeRequest();
+        return settled;
+    }
+
     /** The closing record, then {@code slots} spare credits for the producer's credit waits already issued. */
     private void sendClosing(long kind) {
         closed = true;
-        if (local != null) return;
+        if (local != null) {
+            settled.complete(null);
+            return;
+        }
         ByteBuffer r = link.host(ChannelLink.RECORDS, 0);
         r.putLong(0, kind).putLong(8, waitsIssued).putLong(16, creditsSent)
                 .putLong(24, ChannelLayout.check(kind, waitsIssued, creditsSent));
@@ -197,13 +230,7 @@ final class Consumer {
         link.run(link.toWindow(ChannelLink.RECORDS, 0, from, ChannelLayout.RECORD_BYTES),
                 link.put(from, link.layout.closingOffset(), ChannelLayout.RECORD_BYTES, producer));
         link.signals(producer, slots);
-    }
-
-    /** Whether the channel's signals are settled on this side (for tests and close). */
-    boolean settled() {
-        synchronized (lock) {
-            return closed && (!cancelled || acknowledged || local != null);
-        }
+        if (kind == ChannelLayout.FIN) settled.complete(null);
     }
 
     @Override

@@ -106,8 +106,23 @@ final class Producer extends BaseSubscriber<Buffer> {
 
     /** The result's subscriber went away: tell the consumer and close cleanly. */
     void abandon() {
+        stop(new ChannelClosedException("the producer's subscriber cancelled"));
+    }
+
+    /**
+     * Settles this side before the channel's window is deregistered: a send still running is stopped as if its
+     * result were cancelled. Completes when the closing handshake has ended, however the send ended.
+     */
+    CompletableFuture<Void> close() {
         synchronized (lock) {
-            if (failure == null) failure = new ChannelClosedException("the producer's subscriber cancelled");
+            if (!terminal) stop(new ChannelClosedException("the channel was closed while its producer sent"));
+        }
+        return done.handle((blocks, error) -> null);
+    }
+
+    private void stop(ChannelClosedException why) {
+        synchronized (lock) {
+            if (failure == null) failure = why;
             cancel();
             end(ChannelLayout.CANCELLED);
         }

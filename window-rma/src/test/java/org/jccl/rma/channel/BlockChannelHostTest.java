@@ -103,6 +103,10 @@ class BlockChannelHostTest {
 
     /** The communicator still works after the channel (every signal was consumed, nothing hangs). */
     void communicatorStillWorks() throws Exception {
+        communicatorsStillWork(backend, comms);
+    }
+
+    static void communicatorsStillWork(Backend backend, List<Communicator> comms) throws Exception {
         List<Work> works = new ArrayList<>();
         List<Buffer> bufs = new ArrayList<>();
         for (Communicator c : comms) {
