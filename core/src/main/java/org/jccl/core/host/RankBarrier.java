@@ -12,7 +12,11 @@ import org.jccl.core.spi.Backoff;
 final class RankBarrier {
     private final int size;
     private final Backoff backoff;
-    /** The thread each rank last arrived on, made known before it counts its arrival. */
+    /**
+     * The thread each rank last arrived on, made known before it counts its arrival. Apart from the clique's
+     * send/receive threads: a rank may wait here on one stream while it receives on another, and a wake-up meant for
+     * one must not go to the other.
+     */
     private final AtomicReferenceArray<Thread> arrivals;
     private final AtomicInteger arrived = new AtomicInteger();
     private volatile long generation;
