@@ -152,9 +152,11 @@ public final class CommunicatorState {
 
     /** Books of a work that completed or never launched: called before the work itself completes. */
     void finished(TrackedWork w) {
-        if (pending.remove(w) && pending.isEmpty()) {
+        // Emptiness is asked only while closing: counting a concurrent set's members sums its counters, a cost that
+        // every completion would pay. closeAsync() publishes drained before it counts, so one side sees the other.
+        if (pending.remove(w)) {
             CompletableFuture<Void> d = drained;
-            if (d != null) d.complete(null);
+            if (d != null && pending.isEmpty()) d.complete(null);
         }
     }
 
