@@ -3,6 +3,7 @@
 # repository root (ignored by git): a small JRE made by jlink from this build's JDK, the project's jars and test
 # classes, every dependency jar, and the JUnit console launcher. Copy or carry .gpu/ and the repository there and use
 # src/test/gpu/run.sh. On a GPU host WITH a JDK and Maven, use `mvn -B verify -Pgpu` instead.
+# The JRE includes jdk.jfr, so runs there can be profiled: JAVA_OPTS=-XX:StartFlightRecording=filename=run.jfr
 #
 # Usage, from the repository root:  bash src/test/gpu/pack.sh
 set -euo pipefail
@@ -15,7 +16,7 @@ JDK=${JAVA_HOME:-$(dirname "$(dirname "$JAVA_BIN")")}
 if [ ! -f "$OUTDIR/jre.tar.xz" ]; then
   echo "pack.sh: making a JRE with jlink"
   tmp=$(mktemp -d)
-  "$JDK/bin/jlink" --add-modules java.base,java.logging,java.management,java.naming,java.net.http,java.xml,jdk.unsupported,jdk.crypto.ec \
+  "$JDK/bin/jlink" --add-modules java.base,java.logging,java.management,java.naming,java.net.http,java.xml,jdk.unsupported,jdk.crypto.ec,jdk.jfr \
       --strip-debug --no-man-pages --no-header-files --output "$tmp/jre"
   tar -C "$tmp" -cJf "$OUTDIR/jre.tar.xz" jre
   rm -rf "$tmp"
