@@ -44,17 +44,20 @@ public final class CommunicatorState {
     private final boolean abortOnTimeout;
     private final Runnable onRelease;
     private final Set<TrackedWork> pending = ConcurrentHashMap.newKeySet();
-    private final Object submitLock = new Object();
+    /** The submit lock and the sequence numbers. */
+    private final Admission submitLock = new Admission();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final CompletableFuture<Void> aborted = new CompletableFuture<>();
     private volatile State state = State.OPEN;
     private volatile @Nullable JcclException failure;
     private volatile boolean revoked;
-    /** Whether the launch thread is inside a library call for this communicator (written by it, read by the event thread). */
-    private volatile boolean inLibrary;
+    /**
+     * Whether the launch thread is inside a library call for this communicator: written by it twice per operation,
+     * read by the event thread, so on a line of its own, away from the state that issuing threads read.
+     */
+    private final PaddedFlag inLibrary = new PaddedFlag();
     /** Completed when the pending set empties while closing; written under the submit lock, read by the event thread. */
     private volatile @Nullable CompletableFuture<Void> drained;
-    private long sequence;
 
     /**
      * @param label          the prefix of every message, e.g. {@code [comm=3f2a rank=1/2]}
@@ -131,7 +134,7 @@ public final class CommunicatorState {
 
     /** The next sequence number; call with the submit lock held. */
     long nextSequence() {
-        return ++sequence;
+        return submitLock.next();
     }
 
     /** Accepts a work, or says why not; call with the submit lock held. */
@@ -147,7 +150,7 @@ public final class CommunicatorState {
 
     /** Marks the launch thread as inside (or out of) a library call for this communicator. */
     void inLibrary(boolean inside) {
-        inLibrary = inside;
+        inLibrary.set(inside);
     }
 
     /** Books of a work that completed or never launched: called before the work itself completes. */
@@ -176,14 +179,14 @@ public final class CommunicatorState {
                 return;
             }
             T value;
-            inLibrary = true;
+            inLibrary.set(true);
             try {
                 value = task.get();
             } catch (Throwable t) {
                 result.completeExceptionally(t);
                 return;
             } finally {
-                inLibrary = false;
+                inLibrary.set(false);
             }
             result.complete(value);
         });
@@ -327,7 +330,7 @@ public final class CommunicatorState {
     /** While work is pending: the first async error aborts the communicator. */
     void checkAsyncError() {
         if (state == State.ABORTED) return;
-        if (inLibrary && !driverComm.asyncErrorSafeDuringLaunch()) return;
+        if (inLibrary.get() && !driverComm.asyncErrorSafeDuringLaunch()) return;
         int code = driverComm.asyncError();
         if (code == Errors.SUCCESS || code == Errors.IN_PROGRESS) return;
         JcclException e = Errors.fromResult("the communicator's async error", code, driver.resultString(code),

@@ -44,9 +44,10 @@ public final class EventLoop implements Runnable {
     private DriverEvent[] batchEvents = new DriverEvent[16];
     private int[] batchStatus = new int[16];
     private boolean[] batched = new boolean[16];
-    private volatile boolean parked;
+    /** Read by every issuing thread on every operation: on a line of its own, away from what this thread writes. */
+    private final PaddedFlag parked = new PaddedFlag();
     /** When the thread started completing the current work (running its callbacks); 0 when not. */
-    private volatile long completingSince;
+    private final PaddedLong completingSince = new PaddedLong();
     private final Thread thread;
     private final StallWatchdog watchdog;
 
@@ -110,7 +111,7 @@ public final class EventLoop implements Runnable {
 
     /** {@code System.nanoTime()} when the thread began running the current completion's callbacks, or 0. */
     long completingSince() {
-        return completingSince;
+        return completingSince.get();
     }
 
     /** Called after a work's event was recorded on {@code stream} and the work queued there. */
@@ -136,7 +137,7 @@ public final class EventLoop implements Runnable {
     }
 
     public void wake() {
-        if (parked) LockSupport.unpark(thread);
+        if (parked.get()) LockSupport.unpark(thread);
     }
 
     @Override
@@ -160,9 +161,9 @@ public final class EventLoop implements Runnable {
                     if (anyPendingWork()) {
                         // Work admitted but not launched yet (its launch may be blocked inside the library, e.g.
                         // connecting to a peer that never comes): keep checking deadlines and async errors.
-                        parked = true;
+                        parked.set(true);
                         if (activations.isEmpty() && newWatches.isEmpty()) LockSupport.parkNanos(this, CHECK_INTERVAL_NANOS);
-                        parked = false;
+                        parked.set(false);
                     } else {
                         parkUntilWoken();
                         lastProgress = System.nanoTime();
@@ -170,9 +171,9 @@ public final class EventLoop implements Runnable {
                 } else if (now - lastProgress < Backoff.ENGINE.yieldNanos()) {
                     Backoff.ENGINE.pause(now - lastProgress);
                 } else {
-                    parked = true; // set before the re-check: an activation either is seen here or unparks us
+                    parked.set(true); // set before the re-check: an activation either is seen here or unparks us
                     if (activations.isEmpty() && newWatches.isEmpty()) Backoff.ENGINE.pause(now - lastProgress);
-                    parked = false;
+                    parked.set(false);
                 }
             } catch (Throwable t) {
                 LOG.error("jccl event thread: unexpected failure; continuing", t);
@@ -190,9 +191,9 @@ public final class EventLoop implements Runnable {
      * admitted to a communicator) publish before they read it, so one side always sees the other.
      */
     private void parkUntilWoken() {
-        parked = true;
+        parked.set(true);
         if (activations.isEmpty() && newWatches.isEmpty() && !anyPendingWork()) LockSupport.park(this);
-        parked = false;
+        parked.set(false);
     }
 
     private void drainIncoming() {
@@ -290,12 +291,12 @@ public final class EventLoop implements Runnable {
             failure = Errors.fromRuntime("waiting for " + w.describe(), status, driver.runtimeErrorString(status));
         }
         for (CommunicatorState c : w.participants()) c.finished(w);
-        completingSince = System.nanoTime();
+        completingSince.set(System.nanoTime());
         try {
             if (failure == null) w.succeed();
             else w.fail(failure);
         } finally {
-            completingSince = 0;
+            completingSince.set(0);
         }
     }
 
