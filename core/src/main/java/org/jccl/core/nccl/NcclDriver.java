@@ -297,9 +297,18 @@ public final class NcclDriver implements Driver {
         return new NcclEvent(lib, device, handle[0], timing);
     }
 
-    /** Called by the event thread only: one native crossing for all {@code n} events. */
+    /**
+     * Called by the event thread only: one native crossing for all {@code n} events. One event (one busy stream, the
+     * usual case) is queried without the arrays: passing a Java array to native code copies it in and out each way.
+     */
     @Override
     public void pollEvents(DriverEvent[] events, int n, int[] status) {
+        if (n == 1) {
+            int code = NativeApi.jn_rt_event_query(lib.ctx, events[0].handle());
+            if (code == NativeApi.MISSING) lib.checkRuntime(code, "cudaEventQuery");
+            status[0] = eventStatus(code);
+            return;
+        }
         if (pollHandles.length < n) pollHandles = new long[Math.max(n, pollHandles.length * 2)];
         long[] handles = pollHandles;
         for (int i = 0; i < n; i++) handles[i] = events[i].handle();

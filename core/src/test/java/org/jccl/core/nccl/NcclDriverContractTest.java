@@ -221,6 +221,22 @@ class NcclDriverContractTest {
     }
 
     @Test
+    void oneEventIsPolledAsInABatch() {
+        // One busy stream is polled without the batch's arrays; each outcome must read as it does in a batch.
+        for (int i = 0; i < 3; i++) {
+            DriverEvent event = driver.createEvent(0, false);
+            int id = Integer.parseInt(field(single(stubs.runtimeCalls(), "cudaEventCreateWithFlags"), "id"));
+            int[] status = new int[2];
+            driver.pollEvents(new DriverEvent[] {event}, 1, status);
+            int expected = id % 3 == 1 ? DriverConstants.EVENT_DONE : id % 3 == 2 ? DriverConstants.EVENT_PENDING : 700;
+            assertEquals(expected, status[0], "event id " + id);
+            assertEquals(0, status[1], "nothing written past n");
+            assertEquals(1, stubs.runtimeCalls().stream().filter(l -> l.startsWith("cudaEventQuery")).count());
+            event.destroy();
+        }
+    }
+
+    @Test
     void uniqueIdAndInitRankPassTheBytesAndTheConfig() {
         byte[] id = driver.newUniqueId();
         for (int i = 0; i < 128; i++) assertEquals((byte) (i * 7 + 1), id[i]);
