@@ -173,6 +173,36 @@ class EngineTest {
     }
 
     @Test
+    void anAsyncErrorIsSeenWhileALaunchIsStuckWhereTheLibraryAllowsTheQuery() throws Exception {
+        Communicator c = comm(CommOptions.defaults());
+        Buffer b = buffer(64);
+        driver.launchGate = new java.util.concurrent.CountDownLatch(1);
+        Work w = allReduce(c, b);
+        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        // A peer fails while the first collective waits for it: the error aborts the communicator, which fails the work.
+        driver.asyncError = Errors.REMOTE_ERROR;
+        Throwable e = assertThrows(java.util.concurrent.ExecutionException.class, () -> w.get(10, TimeUnit.SECONDS)).getCause();
+        assertInstanceOf(RemoteErrorException.class, e);
+        assertTrue(driver.asyncErrorQueriesDuringLaunch.get() > 0);
+        driver.launchGate.countDown();
+    }
+
+    @Test
+    void noAsyncErrorQueryWhileALaunchIsInsideALibraryThatForbidsIt() {
+        driver.asyncErrorUnsafeDuringLaunch = true;
+        Communicator c = comm(CommOptions.defaults());
+        Buffer b = buffer(64);
+        driver.launchGate = new java.util.concurrent.CountDownLatch(1);
+        Work w = allReduce(c, b);
+        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        // The work is pending, so the event thread checks the communicator every millisecond: none may reach the library.
+        await().during(Duration.ofMillis(100)).atMost(WAIT).until(() -> driver.asyncErrorQueriesDuringLaunch.get() == 0);
+        driver.autoComplete = true;
+        driver.launchGate.countDown();
+        w.join();
+    }
+
+    @Test
     void aTimeoutWithTheAbortPolicyAbortsTheCommunicator() {
         Communicator c = comm(CommOptions.defaults().withTimeout(Duration.ofMillis(50)));
         Buffer b = buffer(64);

@@ -44,6 +44,12 @@ final class ScriptedDriver implements Driver {
     volatile boolean abortCalled;
     /** When set, launches block until it opens, like a first collective waiting for a peer to connect. */
     volatile java.util.concurrent.CountDownLatch launchGate;
+    /** Launches inside {@link #launch} now (blocked at the gate or not). */
+    final AtomicInteger launching = new AtomicInteger();
+    /** When set, communicators say their async error must not be queried during a launch, as NCCL's non-blocking ones. */
+    volatile boolean asyncErrorUnsafeDuringLaunch;
+    /** Async-error queries made while a launch was inside the library. */
+    final AtomicInteger asyncErrorQueriesDuringLaunch = new AtomicInteger();
     /** When set, every event completes as soon as it is recorded (for tests' clean-up). */
     volatile boolean autoComplete;
     /** When set, creating a communicator blocks until it opens, like a blocking init whose peers have not come. */
@@ -287,8 +293,13 @@ final class ScriptedDriver implements Driver {
 
     @Override
     public void launch(DriverComm comm, LaunchOp operation, DriverStream stream) {
-        awaitGate(launchGate);
-        launched.add(operation);
+        launching.incrementAndGet();
+        try {
+            awaitGate(launchGate);
+            launched.add(operation);
+        } finally {
+            launching.decrementAndGet();
+        }
     }
 
     private static void awaitGate(java.util.concurrent.CountDownLatch gate) {
@@ -331,7 +342,13 @@ final class ScriptedDriver implements Driver {
 
         @Override
         public int asyncError() {
+            if (launching.get() > 0) asyncErrorQueriesDuringLaunch.incrementAndGet();
             return asyncError;
+        }
+
+        @Override
+        public boolean asyncErrorSafeDuringLaunch() {
+            return !asyncErrorUnsafeDuringLaunch;
         }
 
         @Override

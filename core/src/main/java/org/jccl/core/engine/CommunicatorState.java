@@ -51,9 +51,12 @@ public final class CommunicatorState {
     private volatile State state = State.OPEN;
     private volatile @Nullable JcclException failure;
     private volatile boolean revoked;
+    /** Whether the event thread must not query the async error while the launch thread is inside the library. */
+    private final boolean asyncErrorWaitsForLaunch;
     /**
-     * Whether the launch thread is inside a library call for this communicator: written by it twice per operation,
-     * read by the event thread, so on a line of its own, away from the state that issuing threads read.
+     * Whether the launch thread is inside a library call for this communicator, kept only where
+     * {@link #asyncErrorWaitsForLaunch}: written by it twice per operation, read by the event thread, so on a line of
+     * its own, away from the state that issuing threads read.
      */
     private final PaddedFlag inLibrary = new PaddedFlag();
     /** Completed when the pending set empties while closing; written under the submit lock, read by the event thread. */
@@ -75,6 +78,7 @@ public final class CommunicatorState {
         this.closeTimeout = closeTimeout;
         this.abortOnTimeout = abortOnTimeout;
         this.onRelease = onRelease;
+        this.asyncErrorWaitsForLaunch = !driverComm.asyncErrorSafeDuringLaunch();
         EventLoop.get().register(this);
     }
 
@@ -150,7 +154,7 @@ public final class CommunicatorState {
 
     /** Marks the launch thread as inside (or out of) a library call for this communicator. */
     void inLibrary(boolean inside) {
-        inLibrary.set(inside);
+        if (asyncErrorWaitsForLaunch) inLibrary.set(inside);
     }
 
     /** Books of a work that completed or never launched: called before the work itself completes. */
@@ -179,14 +183,14 @@ public final class CommunicatorState {
                 return;
             }
             T value;
-            inLibrary.set(true);
+            inLibrary(true);
             try {
                 value = task.get();
             } catch (Throwable t) {
                 result.completeExceptionally(t);
                 return;
             } finally {
-                inLibrary.set(false);
+                inLibrary(false);
             }
             result.complete(value);
         });
@@ -330,7 +334,7 @@ public final class CommunicatorState {
     /** While work is pending: the first async error aborts the communicator. */
     void checkAsyncError() {
         if (state == State.ABORTED) return;
-        if (inLibrary.get() && !driverComm.asyncErrorSafeDuringLaunch()) return;
+        if (asyncErrorWaitsForLaunch && inLibrary.get()) return;
         int code = driverComm.asyncError();
         if (code == Errors.SUCCESS || code == Errors.IN_PROGRESS) return;
         JcclException e = Errors.fromResult("the communicator's async error", code, driver.resultString(code),

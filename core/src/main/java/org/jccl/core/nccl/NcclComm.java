@@ -45,6 +45,7 @@ final class NcclComm implements DriverComm {
     private final NativeLibrary lib;
     private final long handle;
     private final boolean nonBlocking;
+    private final boolean asyncErrorSafeDuringLaunch;
     /** Native copies of configuration strings, kept while the library may read them. */
     private final List<BytePointer> configStrings;
     private int rank;
@@ -61,6 +62,7 @@ final class NcclComm implements DriverComm {
         this.size = size;
         this.device = device;
         this.nonBlocking = nonBlocking;
+        this.asyncErrorSafeDuringLaunch = !nonBlocking && NativeApi.jn_getenv("NCCL_COMM_BLOCKING") == null;
         this.configStrings = configStrings;
     }
 
@@ -141,10 +143,15 @@ final class NcclComm implements DriverComm {
         return code == Errors.SUCCESS ? out[0] : code;
     }
 
-    /** NCCL's may join an in-flight group job; see {@link DriverComm#asyncErrorSafeDuringLaunch()}. */
+    /**
+     * NCCL's query completes the communicator's in-flight group job, which only a non-blocking communicator has (a
+     * blocking one launches its groups on the calling thread; NCCL 2.28.9's {@code ncclCommGetAsyncError} then only
+     * reads atomics). {@code NCCL_COMM_BLOCKING} in the environment may make communicators non-blocking behind an
+     * unset configuration, so then jccl takes none for blocking.
+     */
     @Override
     public boolean asyncErrorSafeDuringLaunch() {
-        return false;
+        return asyncErrorSafeDuringLaunch;
     }
 
     @Override

@@ -27,8 +27,9 @@ public interface DriverComm {
 
     /**
      * Whether {@link #asyncError()} may be called while this communicator's launch thread is inside another call of
-     * the library. NCCL's may wait for an in-flight group job (e.g. a first collective connecting to a peer), which
-     * would stall the event thread; such drivers say false and are polled between launches only.
+     * the library. NCCL's waits for a non-blocking communicator's in-flight group job (e.g. a first collective
+     * connecting to a peer), which would stall the event thread; such communicators say false and are polled between
+     * launches only. Asked once, when the engine takes the communicator.
      */
     default boolean asyncErrorSafeDuringLaunch() {
         return true;

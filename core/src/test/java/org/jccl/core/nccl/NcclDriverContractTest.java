@@ -5,10 +5,12 @@ import static org.jccl.core.nccl.StubLibraries.pointer;
 import static org.jccl.core.nccl.StubLibraries.single;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -234,6 +236,19 @@ class NcclDriverContractTest {
             assertEquals(1, stubs.runtimeCalls().stream().filter(l -> l.startsWith("cudaEventQuery")).count());
             event.destroy();
         }
+    }
+
+    @Test
+    void onlyABlockingCommunicatorsAsyncErrorMayBeQueriedDuringALaunch() {
+        assumeTrue(System.getenv("NCCL_COMM_BLOCKING") == null, "NCCL_COMM_BLOCKING decides for an unset configuration");
+        DriverComm blocking = driver.initRank(2, driver.newUniqueId(), 0, 0, CommConfig.DEFAULT);
+        DriverComm nonBlocking = driver.initRank(2, driver.newUniqueId(), 1, 0, CommConfig.builder().blocking(false).build());
+        assertTrue(blocking.asyncErrorSafeDuringLaunch(), "a blocking communicator has no group job to complete");
+        assertFalse(nonBlocking.asyncErrorSafeDuringLaunch(), "a non-blocking one's query may wait for its group job");
+        blocking.destroy();
+        nonBlocking.destroy();
+        stubs.ncclCalls();
+        stubs.runtimeCalls();
     }
 
     @Test
