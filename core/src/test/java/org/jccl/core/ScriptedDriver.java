@@ -1,7 +1,5 @@
 package org.jccl.core;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,7 +9,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.UnsupportedFeatureException;
-import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
@@ -19,14 +16,13 @@ import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.MemoryBlock;
-import org.jccl.core.spi.MemoryKind;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A driver whose events complete only when a test says so, to test the engine exactly: which events the event
  * thread queries, in which order works complete, what happens on timeouts, aborts and async errors.
  */
-final class ScriptedDriver implements Driver {
+final class ScriptedDriver extends NoLibraryDriver {
     /** Every operation launched, in launch order. */
     final List<LaunchOp> launched = new CopyOnWriteArrayList<>();
     /** Every event handle passed to pollEvents, in order. */
@@ -39,7 +35,6 @@ final class ScriptedDriver implements Driver {
     final Map<Long, ScriptedEvent> events = new ConcurrentHashMap<>();
     final Set<Long> done = ConcurrentHashMap.newKeySet();
     private final AtomicLong handles = new AtomicLong(1000);
-    private final AtomicLong addresses = new AtomicLong(1 << 20);
     volatile int asyncError = Errors.SUCCESS;
     volatile boolean abortCalled;
     /** When set, launches block until it opens, like a first collective waiting for a peer to connect. */
@@ -63,15 +58,29 @@ final class ScriptedDriver implements Driver {
     /** When set, {@link #rejects} refuses every reduction with this reason. */
     volatile @Nullable String rejection;
 
-    /** Like the host backend: ranks on device -1. */
-    @Override
-    public boolean hasDevices() {
-        return false;
+    ScriptedDriver() {
+        super("scripted", 1 << 20);
     }
 
     @Override
-    public BackendKind kind() {
-        return BackendKind.HOST;
+    protected DriverComm comm(int rank, int size) {
+        return new ScriptedComm(rank, size);
+    }
+
+    /** Blocks are on the device asked for, so validation of wrong-device buffers can be tested. */
+    @Override
+    protected int blockDevice(int device) {
+        return device;
+    }
+
+    @Override
+    protected void freed(MemoryBlock block) {
+        freedBlocks.incrementAndGet();
+    }
+
+    @Override
+    protected long newStreamHandle() {
+        return handles.incrementAndGet();
     }
 
     @Override
@@ -92,81 +101,6 @@ final class ScriptedDriver implements Driver {
     @Override
     public int deviceCount() {
         return 1;
-    }
-
-    @Override
-    public DeviceInfo deviceInfo(int device) {
-        return new DeviceInfo(device, "scripted", 0, 0, 0, 0, "");
-    }
-
-    @Override
-    public void setDevice(int device) {
-    }
-
-    @Override
-    public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
-        long address = addresses.getAndAdd((bytes + 4095) / 4096 * 4096 + 4096);
-        // Blocks are on the device asked for, so validation of wrong-device buffers can be tested.
-        return new MemoryBlock(address, bytes, device, kind) {
-            @Override
-            public ByteBuffer hostView() {
-                return null;
-            }
-
-            @Override
-            protected void free() {
-                freedBlocks.incrementAndGet();
-            }
-        };
-    }
-
-    @Override
-    public void write(MemoryBlock dst, long offset, ByteBuffer src) {
-    }
-
-    @Override
-    public void read(MemoryBlock src, long offset, ByteBuffer dst) {
-    }
-
-    @Override
-    public void copyAsync(MemoryBlock dst, long dstOffset, MemoryBlock src, long srcOffset, long bytes, DriverStream stream) {
-    }
-
-    @Override
-    public void memsetAsync(MemoryBlock dst, long offset, int value, long bytes, DriverStream stream) {
-    }
-
-    @Override
-    public DriverStream createStream(int device) {
-        long h = handles.incrementAndGet();
-        return new DriverStream() {
-            @Override
-            public int device() {
-                return DriverConstants.HOST_DEVICE;
-            }
-
-            @Override
-            public long handle() {
-                return h;
-            }
-
-            @Override
-            public void waitEvent(DriverEvent event) {
-            }
-
-            @Override
-            public void synchronize() {
-            }
-
-            @Override
-            public void destroy() {
-            }
-        };
-    }
-
-    @Override
-    public DriverStream wrapStream(int device, long handle) {
-        return createStream(device);
     }
 
     @Override
@@ -251,39 +185,9 @@ final class ScriptedDriver implements Driver {
     }
 
     @Override
-    public String runtimeErrorString(int code) {
-        return "scripted error " + code;
-    }
-
-    @Override
-    public byte[] newUniqueId() {
-        return new byte[UniqueId.BYTES];
-    }
-
-    @Override
     public DriverComm initRank(int nranks, byte[] uniqueId, int rank, int device, CommConfig config) {
         awaitGate(initGate);
-        return new ScriptedComm(rank, nranks);
-    }
-
-    @Override
-    public DriverComm initRankScalable(int nranks, int rank, List<byte[]> uniqueIds, int device, CommConfig config) {
-        return new ScriptedComm(rank, nranks);
-    }
-
-    @Override
-    public List<DriverComm> initAll(int[] devices) {
-        List<DriverComm> comms = new ArrayList<>();
-        for (int i = 0; i < devices.length; i++) comms.add(new ScriptedComm(i, devices.length));
-        return comms;
-    }
-
-    @Override
-    public void groupStart() {
-    }
-
-    @Override
-    public void groupEnd() {
+        return super.initRank(nranks, uniqueId, rank, device, config);
     }
 
     @Override
@@ -311,33 +215,9 @@ final class ScriptedDriver implements Driver {
         }
     }
 
-    @Override
-    public String resultString(int code) {
-        return Errors.resultName(code);
-    }
-
-    final class ScriptedComm implements DriverComm {
-        private final int rank;
-        private final int size;
-
+    final class ScriptedComm extends Comm {
         ScriptedComm(int rank, int size) {
-            this.rank = rank;
-            this.size = size;
-        }
-
-        @Override
-        public int rank() {
-            return rank;
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public int device() {
-            return DriverConstants.HOST_DEVICE;
+            super(rank, size);
         }
 
         @Override
@@ -354,14 +234,6 @@ final class ScriptedDriver implements Driver {
         @Override
         public String lastError() {
             return "scripted last error";
-        }
-
-        @Override
-        public void finalizeComm() {
-        }
-
-        @Override
-        public void destroy() {
         }
 
         @Override
@@ -393,36 +265,8 @@ final class ScriptedDriver implements Driver {
         }
 
         @Override
-        public DriverComm grow(int newSize, byte @org.jspecify.annotations.Nullable [] uniqueId, CommConfig config) {
-            return new ScriptedComm(rank, newSize);
-        }
-
-        @Override
-        public DriverComm split(int color, int key, CommConfig config) {
-            return color == DriverConstants.SPLIT_NO_COLOR ? null : new ScriptedComm(0, 1);
-        }
-
-        @Override
-        public DriverComm shrink(int[] excludedRanks, CommConfig config) {
-            return new ScriptedComm(0, size - excludedRanks.length);
-        }
-
-        @Override
-        public long register(MemoryBlock block, long offset, long bytes) {
-            return 1;
-        }
-
-        @Override
-        public void deregister(long handle) {
-        }
-
-        @Override
-        public int createPreMulSum(double hostScalar, MemoryBlock deviceScalar, long deviceScalarOffset, DataType type) {
-            return 5;
-        }
-
-        @Override
-        public void destroyReduceOp(int code) {
+        public DriverComm grow(int newSize, byte @Nullable [] uniqueId, CommConfig config) {
+            return comm(rank(), newSize);
         }
     }
 }
