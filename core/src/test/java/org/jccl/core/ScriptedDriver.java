@@ -49,6 +49,8 @@ final class ScriptedDriver extends NoLibraryDriver {
     volatile boolean autoComplete;
     /** When set, creating a communicator blocks until it opens, like a blocking init whose peers have not come. */
     volatile java.util.concurrent.CountDownLatch initGate;
+    /** When set, the library's abort completes every event recorded so far, as NCCL's ends the kernels in flight. */
+    volatile boolean abortEndsWork;
     /** When set, the library's abort blocks until it opens, like an {@code ncclCommAbort} that hangs. */
     volatile java.util.concurrent.CountDownLatch abortGate;
     /** The optional library functions this driver claims (none unless a test adds them). */
@@ -239,6 +241,7 @@ final class ScriptedDriver extends NoLibraryDriver {
         @Override
         public void abort() {
             abortCalled = true;
+            if (abortEndsWork) done.addAll(events.keySet());
             awaitGate(abortGate);
         }
 

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
+import org.jccl.core.engine.TestWorks;
 import org.jccl.core.error.Errors;
 import org.jccl.core.spi.Feature;
 import org.junit.jupiter.api.AfterAll;
@@ -93,7 +94,11 @@ class ScriptedLifecycleTableTest {
             case OPEN -> { }
             case CLOSING -> { // a work whose event never completes holds the close in its drain
                 c.driver().autoComplete = false;
-                zero.allReduce(c.buffer(), c.buffer(), 4, DataType.FLOAT32, ReduceOp.SUM);
+                // Its timeout aborts the communicator, which ends the work (and any behind it on the stream) as on a GPU.
+                c.driver().abortEndsWork = true;
+                Work stuck = zero.allReduce(c.buffer(), c.buffer(), 4, DataType.FLOAT32, ReduceOp.SUM);
+                // Recorded before completing becomes automatic again, or the work would complete and the close with it.
+                await().atMost(Duration.ofSeconds(10)).until(() -> TestWorks.event(stuck) != null);
                 zero.closeAsync();
                 c.driver().autoComplete = true;
             }
