@@ -50,6 +50,10 @@ public abstract class NoLibraryDriver implements Driver {
         return 1;
     }
 
+    /** Called when the stream with {@code streamHandle} is made to wait for {@code event}. */
+    protected void waited(long streamHandle, DriverEvent event) {
+    }
+
     @Override
     public BackendKind kind() {
         return BackendKind.HOST;
@@ -117,6 +121,7 @@ public abstract class NoLibraryDriver implements Driver {
 
             @Override
             public void waitEvent(DriverEvent event) {
+                waited(handle, event);
             }
 
             @Override

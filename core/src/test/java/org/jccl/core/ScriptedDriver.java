@@ -49,6 +49,16 @@ final class ScriptedDriver extends NoLibraryDriver {
     volatile boolean autoComplete;
     /** When set, creating a communicator blocks until it opens, like a blocking init whose peers have not come. */
     volatile java.util.concurrent.CountDownLatch initGate;
+    /** When set, every launch and every copy throws it, as a library or runtime call that fails. */
+    volatile @Nullable RuntimeException launchFailure;
+    /** {@code ncclGroupStart} calls. */
+    final AtomicInteger groupStarts = new AtomicInteger();
+    /** Events created (the engine pools them). */
+    final AtomicInteger eventsCreated = new AtomicInteger();
+    /** The stream each recording was made on: event handle to stream handle. */
+    final Map<Long, Long> recordedOn = new ConcurrentHashMap<>();
+    /** The stream made to wait for each recording: event handle to stream handle. */
+    final Map<Long, Long> waitedOn = new ConcurrentHashMap<>();
     /** When set, the library's abort completes every event recorded so far, as NCCL's ends the kernels in flight. */
     volatile boolean abortEndsWork;
     /** When set, the library's abort blocks until it opens, like an {@code ncclCommAbort} that hangs. */
@@ -106,7 +116,19 @@ final class ScriptedDriver extends NoLibraryDriver {
     }
 
     @Override
+    public void copyAsync(MemoryBlock dst, long dstOffset, MemoryBlock src, long srcOffset, long bytes, DriverStream stream) {
+        RuntimeException failure = launchFailure;
+        if (failure != null) throw failure;
+    }
+
+    @Override
+    protected void waited(long streamHandle, DriverEvent event) {
+        waitedOn.put(event.handle(), streamHandle);
+    }
+
+    @Override
     public DriverEvent createEvent(int device, boolean timing) {
+        eventsCreated.incrementAndGet();
         return new ScriptedEvent(device);
     }
 
@@ -139,6 +161,7 @@ final class ScriptedDriver extends NoLibraryDriver {
         @Override
         public void record(DriverStream stream) {
             current = handles.incrementAndGet();
+            recordedOn.put(current, stream.handle());
             events.put(current, this);
             if (autoComplete) done.add(current);
             lastRecorded.set(current);
@@ -193,6 +216,11 @@ final class ScriptedDriver extends NoLibraryDriver {
     }
 
     @Override
+    public void groupStart() {
+        groupStarts.incrementAndGet();
+    }
+
+    @Override
     public float groupSimulateEnd() {
         return 1.5f;
     }
@@ -202,6 +230,8 @@ final class ScriptedDriver extends NoLibraryDriver {
         launching.incrementAndGet();
         try {
             awaitGate(launchGate);
+            RuntimeException failure = launchFailure;
+            if (failure != null) throw failure;
             launched.add(operation);
         } finally {
             launching.decrementAndGet();
