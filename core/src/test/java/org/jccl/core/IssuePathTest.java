@@ -168,6 +168,34 @@ class IssuePathTest {
     }
 
     @Test
+    void aCopyOnACommunicatorsStreamFollowsTheOperationsIssuedBeforeIt() {
+        Communicator c = comm();
+        Buffer b = buffer();
+        driver.launchGate = new CountDownLatch(1);
+        Work stuck = c.submit(allReduce(b));
+        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        Work copy = c.stream().copy(b, b, 16);
+        // Issued by the communicator's launch thread, behind the launch that has not returned: not recorded yet.
+        await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> TestWorks.event(copy) == null);
+        driver.autoComplete = true;
+        driver.launchGate.countDown();
+        stuck.join();
+        copy.join();
+    }
+
+    @Test
+    void aCopyOnAnApplicationsStreamIsEnqueuedByTheCaller() {
+        Stream own = backend.createStream(-1);
+        Buffer b = buffer();
+        driver.autoComplete = true;
+        Work copy = own.copy(b, b, 16);
+        assertTrue(TestWorks.event(copy) != null, "recorded before copy() returned");
+        assertEquals(own.queue().driverStream().handle(), driver.recordedOn.get(TestWorks.event(copy).handle()));
+        copy.join();
+        own.close();
+    }
+
+    @Test
     void severalOperationsLaunchAsOneLibraryGroupAndASingleOneWithout() {
         Communicator c = comm();
         Buffer b = buffer();
@@ -176,6 +204,7 @@ class IssuePathTest {
         assertEquals(0, driver.groupStarts.get(), "a single operation needs no group");
         c.submitGroup(List.of(allReduce(b), allReduce(b))).join();
         assertEquals(1, driver.groupStarts.get());
+        assertEquals(1, driver.groupEnds.get());
         assertEquals(3, driver.launched.size());
     }
 

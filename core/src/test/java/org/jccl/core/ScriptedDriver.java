@@ -51,8 +51,9 @@ final class ScriptedDriver extends NoLibraryDriver {
     volatile java.util.concurrent.CountDownLatch initGate;
     /** When set, every launch and every copy throws it, as a library or runtime call that fails. */
     volatile @Nullable RuntimeException launchFailure;
-    /** {@code ncclGroupStart} calls. */
+    /** {@code ncclGroupStart} and {@code ncclGroupEnd} calls. */
     final AtomicInteger groupStarts = new AtomicInteger();
+    final AtomicInteger groupEnds = new AtomicInteger();
     /** Events created (the engine pools them). */
     final AtomicInteger eventsCreated = new AtomicInteger();
     /** The stream each recording was made on: event handle to stream handle. */
@@ -218,6 +219,11 @@ final class ScriptedDriver extends NoLibraryDriver {
     @Override
     public void groupStart() {
         groupStarts.incrementAndGet();
+    }
+
+    @Override
+    public void groupEnd() {
+        groupEnds.incrementAndGet();
     }
 
     @Override
