@@ -19,57 +19,13 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InternalErrorException;
 import org.jccl.core.error.RemoteErrorException;
 import org.jccl.core.error.WorkTimeoutException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /** The engine's contract, on a driver whose events complete when the test says so. */
-class EngineTest {
-    private static final Duration WAIT = Duration.ofSeconds(10);
-
-    private ScriptedDriver driver;
-    private Backend backend;
-    private final List<Communicator> comms = new ArrayList<>();
-    private final List<Buffer> buffers = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        driver = new ScriptedDriver();
-        backend = new Backend(driver);
-    }
-
-    @AfterEach
-    void tearDown() {
-        driver.autoComplete = true;
-        driver.done.addAll(driver.events.keySet());
-        for (Communicator c : comms) c.closeAsync();
-        for (Buffer b : buffers) b.close();
-    }
-
-    private Communicator comm(CommOptions options) {
-        Communicator c = backend.initRank(backend.newUniqueId(), 1, 0, -1, CommConfig.DEFAULT, options).join();
-        comms.add(c);
-        return c;
-    }
-
-    private Communicator comm() {
-        return comm(CommOptions.defaults());
-    }
-
-    private Buffer buffer(long bytes) {
-        Buffer b = backend.allocate(-1, bytes);
-        buffers.add(b);
-        return b;
-    }
-
+class EngineTest extends ScriptedEngineFixture {
     private Work allReduce(Communicator c, Buffer b) {
         return c.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM);
-    }
-
-    private static long launchedHandle(Work w) {
-        await().atMost(WAIT).until(() -> TestWorks.event(w) != null);
-        return TestWorks.event(w).handle();
     }
 
     @Test
@@ -354,8 +310,7 @@ class EngineTest {
 
     @Test
     void aGroupOverTwoCommunicatorsIsOneWork() {
-        List<Communicator> two = backend.initAll(new int[] {-1, -1}, CommOptions.defaults()).join();
-        comms.addAll(two);
+        List<Communicator> two = twoCommunicators();
         Buffer a = buffer(64);
         Buffer b = buffer(64);
         Work w = Group.create()

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -19,8 +18,6 @@ import org.jccl.core.error.InternalErrorException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.RemoteErrorException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,60 +26,13 @@ import org.junit.jupiter.api.Test;
  * communicators is admitted on each, refused as a whole, launched only after each one's earlier operations, holds
  * the others' launch threads until it is launched, and joins the other streams before its event.
  */
-class IssuePathTest {
-    private static final Duration WAIT = Duration.ofSeconds(10);
-
-    private ScriptedDriver driver;
-    private Backend backend;
-    private final List<Communicator> comms = new ArrayList<>();
-    private final List<Buffer> buffers = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        driver = new ScriptedDriver();
-        backend = new Backend(driver);
-    }
-
-    @AfterEach
-    void tearDown() {
-        driver.launchFailure = null;
-        CountDownLatch gate = driver.launchGate;
-        if (gate != null) gate.countDown();
-        driver.autoComplete = true;
-        driver.done.addAll(driver.events.keySet());
-        for (Communicator c : comms) c.closeAsync();
-        for (Buffer b : buffers) b.close();
-    }
-
-    private Communicator comm() {
-        Communicator c = backend.initRank(backend.newUniqueId(), 1, 0, -1, CommConfig.DEFAULT, CommOptions.defaults()).join();
-        comms.add(c);
-        return c;
-    }
-
-    private List<Communicator> twoCommunicators() {
-        List<Communicator> two = backend.initAll(new int[] {-1, -1}, CommOptions.defaults()).join();
-        comms.addAll(two);
-        return two;
-    }
-
-    private Buffer buffer() {
-        Buffer b = backend.allocate(-1, 64);
-        buffers.add(b);
-        return b;
-    }
-
+class IssuePathTest extends ScriptedEngineFixture {
     private static Operation allReduce(Buffer b) {
         return Operation.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM);
     }
 
     private static Work groupOver(List<Communicator> two, Buffer a, Buffer b) {
         return Group.create().add(two.get(0), allReduce(a)).add(two.get(1), allReduce(b)).submit();
-    }
-
-    private static long launchedHandle(Work w) {
-        await().atMost(WAIT).until(() -> TestWorks.event(w) != null);
-        return TestWorks.event(w).handle();
     }
 
     private static long streamHandle(Communicator c) {
@@ -100,7 +50,7 @@ class IssuePathTest {
     void aWorkRefusedByAClosedCommunicatorHoldsNoMemory() {
         Communicator c = comm();
         c.closeAsync().join();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         Work w = c.submit(allReduce(b));
         Throwable e = assertThrows(CompletionException.class, w::join).getCause();
         assertInstanceOf(InvalidUsageException.class, e);
@@ -110,7 +60,7 @@ class IssuePathTest {
     @Test
     void aLaunchThatFailsFailsItsWorkLeavesNoBooksAndReleasesItsMemory() {
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchFailure = new IllegalStateException("scripted launch failure");
         Work w = c.submit(allReduce(b));
         Throwable e = assertThrows(CompletionException.class, w::join).getCause();
@@ -121,13 +71,13 @@ class IssuePathTest {
 
         driver.launchFailure = null;
         driver.autoComplete = true;
-        c.submit(allReduce(buffer())).join(); // the communicator itself is not harmed
+        c.submit(allReduce(buffer(64))).join(); // the communicator itself is not harmed
     }
 
     @Test
     void aLibraryErrorAtLaunchFailsTheWorkWithItsOwnType() {
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchFailure = new InternalErrorException("scripted library error");
         Throwable e = assertThrows(CompletionException.class, () -> c.submit(allReduce(b)).join()).getCause();
         assertInstanceOf(InternalErrorException.class, e);
@@ -139,7 +89,7 @@ class IssuePathTest {
     @Test
     void aWorkQueuedWhenItsCommunicatorAbortsIsNeverLaunchedAndReleasesItsMemory() {
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchGate = new CountDownLatch(1);
         Work stuck = c.submit(allReduce(b));
         await().atMost(WAIT).until(() -> driver.launching.get() == 1);
@@ -156,7 +106,7 @@ class IssuePathTest {
     @Test
     void aStreamCopyThatFailsFailsItsWorkAndReleasesItsMemory() {
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchFailure = new IllegalStateException("scripted copy failure");
         Throwable e = assertThrows(CompletionException.class, () -> c.stream().copy(b, b, 16).join()).getCause();
         assertInstanceOf(JcclException.class, e);
@@ -170,7 +120,7 @@ class IssuePathTest {
     @Test
     void aCopyOnACommunicatorsStreamFollowsTheOperationsIssuedBeforeIt() {
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchGate = new CountDownLatch(1);
         Work stuck = c.submit(allReduce(b));
         await().atMost(WAIT).until(() -> driver.launching.get() == 1);
@@ -186,7 +136,7 @@ class IssuePathTest {
     @Test
     void aCopyOnAnApplicationsStreamIsEnqueuedByTheCaller() {
         Stream own = backend.createStream(-1);
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.autoComplete = true;
         Work copy = own.copy(b, b, 16);
         assertTrue(TestWorks.event(copy) != null, "recorded before copy() returned");
@@ -198,7 +148,7 @@ class IssuePathTest {
     @Test
     void severalOperationsLaunchAsOneLibraryGroupAndASingleOneWithout() {
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.autoComplete = true;
         c.submit(allReduce(b)).join();
         assertEquals(0, driver.groupStarts.get(), "a single operation needs no group");
@@ -211,7 +161,7 @@ class IssuePathTest {
     @Test
     void aGroupOverTwoCommunicatorsIsPendingOnBothAndJoinsTheOtherStreamBeforeItsEvent() {
         List<Communicator> two = twoCommunicators();
-        Work w = groupOver(two, buffer(), buffer());
+        Work w = groupOver(two, buffer(64), buffer(64));
         long event = launchedHandle(w);
         assertEquals(1, two.get(0).pendingCount());
         assertEquals(1, two.get(1).pendingCount());
@@ -228,8 +178,8 @@ class IssuePathTest {
     @Test
     void theJoinEventGoesBackToThePool() {
         List<Communicator> two = twoCommunicators();
-        Buffer a = buffer();
-        Buffer b = buffer();
+        Buffer a = buffer(64);
+        Buffer b = buffer(64);
         driver.autoComplete = true;
         for (int i = 0; i < 10; i++) groupOver(two, a, b).join();
         // One event serves every join and every work when each group completes before the next.
@@ -240,8 +190,8 @@ class IssuePathTest {
     void aGroupOverTwoCommunicatorsIsRefusedWholeWhenOneIsClosed() {
         List<Communicator> two = twoCommunicators();
         two.get(1).closeAsync().join();
-        Buffer a = buffer();
-        Work w = groupOver(two, a, buffer());
+        Buffer a = buffer(64);
+        Work w = groupOver(two, a, buffer(64));
         Throwable e = assertThrows(CompletionException.class, w::join).getCause();
         assertInstanceOf(InvalidUsageException.class, e);
         assertEquals(0, two.get(0).pendingCount(), "the open communicator's admission is undone");
@@ -252,11 +202,11 @@ class IssuePathTest {
     @Test
     void aGroupOverTwoCommunicatorsLaunchesOnlyAfterEachOnesEarlierOperations() {
         List<Communicator> two = twoCommunicators();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchGate = new CountDownLatch(1);
         Work earlier = two.get(1).submit(allReduce(b));
         await().atMost(WAIT).until(() -> driver.launching.get() == 1);
-        Work group = groupOver(two, buffer(), b);
+        Work group = groupOver(two, buffer(64), b);
         // The second communicator's launch thread is still inside its earlier launch: the group must not start.
         await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> driver.launching.get() == 1);
         driver.autoComplete = true;
@@ -269,9 +219,9 @@ class IssuePathTest {
     @Test
     void aCommunicatorClaimedByAGroupLaunchesNothingElseUntilTheGroupIsLaunched() {
         List<Communicator> two = twoCommunicators();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         driver.launchGate = new CountDownLatch(1);
-        Work group = groupOver(two, buffer(), b);
+        Work group = groupOver(two, buffer(64), b);
         await().atMost(WAIT).until(() -> driver.launching.get() == 1); // the first communicator's thread launches it
         Work later = two.get(1).submit(allReduce(b));
         // The second communicator's launch thread is held by the group: its own next operation waits.
@@ -287,7 +237,7 @@ class IssuePathTest {
     void aCommunicatorThatForbidsQueriesDuringALaunchIsWatchedAgainOnceTheLaunchReturns() throws Exception {
         driver.asyncErrorUnsafeDuringLaunch = true;
         Communicator c = comm();
-        Buffer b = buffer();
+        Buffer b = buffer(64);
         Work first = c.submit(allReduce(b));
         driver.done.add(launchedHandle(first));
         first.join();
