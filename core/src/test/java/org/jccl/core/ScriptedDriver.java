@@ -60,6 +60,10 @@ final class ScriptedDriver extends NoLibraryDriver {
     final Map<Long, Long> recordedOn = new ConcurrentHashMap<>();
     /** The stream made to wait for each recording: event handle to stream handle. */
     final Map<Long, Long> waitedOn = new ConcurrentHashMap<>();
+    /** Communicators finalized, destroyed and revoked by the library. */
+    final AtomicInteger finalized = new AtomicInteger();
+    final AtomicInteger destroyed = new AtomicInteger();
+    final AtomicInteger revoked = new AtomicInteger();
     /** When set, the library's abort completes every event recorded so far, as NCCL's ends the kernels in flight. */
     volatile boolean abortEndsWork;
     /** When set, the library's abort blocks until it opens, like an {@code ncclCommAbort} that hangs. */
@@ -275,6 +279,16 @@ final class ScriptedDriver extends NoLibraryDriver {
         }
 
         @Override
+        public void finalizeComm() {
+            finalized.incrementAndGet();
+        }
+
+        @Override
+        public void destroy() {
+            destroyed.incrementAndGet();
+        }
+
+        @Override
         public void abort() {
             abortCalled = true;
             if (abortEndsWork) done.addAll(events.keySet());
@@ -296,6 +310,7 @@ final class ScriptedDriver extends NoLibraryDriver {
 
         @Override
         public void revoke(int flags) {
+            revoked.incrementAndGet();
         }
 
         @Override
