@@ -39,11 +39,19 @@ class IssuePathTest extends ScriptedEngineFixture {
         return c.state().stream().driverStream().handle();
     }
 
-    /** Closes the buffer now (it is not closed again in tear-down) and waits until its memory is freed. */
-    private void closeAndAwaitFree(Buffer b, int freedBefore) {
+    /** Closes the first buffer the test frees, now (not again in tear-down), and waits until its memory is freed. */
+    private void closeAndAwaitFree(Buffer b) {
         buffers.remove(b);
         b.close();
-        await().atMost(WAIT).until(() -> driver.freedBlocks.get() == freedBefore + 1);
+        await().atMost(WAIT).until(() -> driver.freedBlocks.get() == 1);
+    }
+
+    /** Issues an all-reduce on {@code c} whose launch stays inside the library until the launch gate opens. */
+    private Work stuckInLaunch(Communicator c, Buffer b) {
+        driver.launchGate = new CountDownLatch(1);
+        Work w = c.submit(allReduce(b));
+        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        return w;
     }
 
     @Test
@@ -54,7 +62,7 @@ class IssuePathTest extends ScriptedEngineFixture {
         Work w = c.submit(allReduce(b));
         Throwable e = assertThrows(CompletionException.class, w::join).getCause();
         assertInstanceOf(InvalidUsageException.class, e);
-        closeAndAwaitFree(b, 0);
+        closeAndAwaitFree(b);
     }
 
     @Test
@@ -67,7 +75,7 @@ class IssuePathTest extends ScriptedEngineFixture {
         assertInstanceOf(JcclException.class, e);
         assertTrue(e.getMessage().contains("launch failed") && e.getMessage().contains("scripted launch failure"), e.getMessage());
         assertEquals(0, c.pendingCount());
-        closeAndAwaitFree(b, 0);
+        closeAndAwaitFree(b);
 
         driver.launchFailure = null;
         driver.autoComplete = true;
@@ -83,23 +91,21 @@ class IssuePathTest extends ScriptedEngineFixture {
         assertInstanceOf(InternalErrorException.class, e);
         assertTrue(e.getMessage().contains("scripted library error") && e.getMessage().contains("allReduce(seq=1"), e.getMessage());
         assertEquals(0, c.pendingCount());
-        closeAndAwaitFree(b, 0);
+        closeAndAwaitFree(b);
     }
 
     @Test
     void aWorkQueuedWhenItsCommunicatorAbortsIsNeverLaunchedAndReleasesItsMemory() {
         Communicator c = comm();
         Buffer b = buffer(64);
-        driver.launchGate = new CountDownLatch(1);
-        Work stuck = c.submit(allReduce(b));
-        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        Work stuck = stuckInLaunch(c, b);
         Work queued = c.submit(allReduce(b));
         c.abort();
         assertThrows(CompletionException.class, stuck::join);
         assertThrows(CompletionException.class, queued::join);
         driver.autoComplete = true; // the stuck launch records its event once it returns; it completes at once
         driver.launchGate.countDown();
-        closeAndAwaitFree(b, 0);
+        closeAndAwaitFree(b);
         assertEquals(1, driver.launched.size(), "only the launch already inside the library");
     }
 
@@ -114,16 +120,14 @@ class IssuePathTest extends ScriptedEngineFixture {
         driver.launchFailure = new InternalErrorException("scripted runtime error");
         e = assertThrows(CompletionException.class, () -> c.stream().copy(b, b, 16).join()).getCause();
         assertInstanceOf(InternalErrorException.class, e, "a library error keeps its type");
-        closeAndAwaitFree(b, 0);
+        closeAndAwaitFree(b);
     }
 
     @Test
     void aCopyOnACommunicatorsStreamFollowsTheOperationsIssuedBeforeIt() {
         Communicator c = comm();
         Buffer b = buffer(64);
-        driver.launchGate = new CountDownLatch(1);
-        Work stuck = c.submit(allReduce(b));
-        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        Work stuck = stuckInLaunch(c, b);
         Work copy = c.stream().copy(b, b, 16);
         // Issued by the communicator's launch thread, behind the launch that has not returned: not recorded yet.
         await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> TestWorks.event(copy) == null);
@@ -196,16 +200,14 @@ class IssuePathTest extends ScriptedEngineFixture {
         assertInstanceOf(InvalidUsageException.class, e);
         assertEquals(0, two.get(0).pendingCount(), "the open communicator's admission is undone");
         assertEquals(0, driver.launched.size());
-        closeAndAwaitFree(a, 0);
+        closeAndAwaitFree(a);
     }
 
     @Test
     void aGroupOverTwoCommunicatorsLaunchesOnlyAfterEachOnesEarlierOperations() {
         List<Communicator> two = twoCommunicators();
         Buffer b = buffer(64);
-        driver.launchGate = new CountDownLatch(1);
-        Work earlier = two.get(1).submit(allReduce(b));
-        await().atMost(WAIT).until(() -> driver.launching.get() == 1);
+        Work earlier = stuckInLaunch(two.get(1), b);
         Work group = groupOver(two, buffer(64), b);
         // The second communicator's launch thread is still inside its earlier launch: the group must not start.
         await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> driver.launching.get() == 1);
