@@ -198,7 +198,7 @@ public final class Buffer implements AutoCloseable {
         if (owner && closed.compareAndSet(false, true)) block.release();
     }
 
-    /** The backend's memory block: the engine's and, through {@link org.jccl.core.spi.CommunicatorSpi}, modules'. */
+    /** The backend's memory block: the engine's and, through {@link Modules}' contexts, modules'. */
     MemoryBlock block() {
         return block;
     }

@@ -1,6 +1,7 @@
 package org.jccl.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,12 +15,11 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
-import org.jccl.core.spi.CommunicatorSpi;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryBlock;
-import org.jccl.core.spi.SerialWorker;
+import org.jccl.core.thread.SerialWorker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -118,14 +118,6 @@ public final class Communicator implements AutoCloseable {
         return state.driverComm().lastError();
     }
 
-    /**
-     * What modules that build on core (windows, device communicators) use: the native communicator, its stream and
-     * launch queue, the function table and the event thread. Applications do not need it.
-     */
-    public CommunicatorSpi spi() {
-        return new CommunicatorExtension(this);
-    }
-
     @Override
     public String toString() {
         return state.label();
@@ -204,7 +196,7 @@ public final class Communicator implements AutoCloseable {
         Errors.requireArgument(operation, "operation");
         Errors.requireArgument(timeout, "timeout");
         Validation.check(this, operation);
-        return Group.issue(List.of(this), List.of(List.of(operation)), timeout);
+        return Submission.one(this, operation, timeout);
     }
 
     /**
@@ -215,8 +207,13 @@ public final class Communicator implements AutoCloseable {
     public Work submitGroup(List<Operation> operations) {
         Errors.requireArgument(operations, "operations");
         if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
-        for (Operation op : operations) Validation.check(this, Errors.requireArgument(op, "operation"));
-        return Group.issue(List.of(this), List.of(List.copyOf(operations)), options.timeout());
+        List<Submission.Part> parts = new ArrayList<>(operations.size());
+        for (Operation op : operations) {
+            Validation.check(this, Errors.requireArgument(op, "operation"));
+            parts.add(Submission.part(this, op));
+        }
+        return Submission.submit(List.of(this), List.of(parts), parts.size() == 1 ? operations.get(0).kind().method() : "group",
+                options.timeout());
     }
 
     // ---- communicator-level operations, in issue order on the launch thread

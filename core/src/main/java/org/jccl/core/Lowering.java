@@ -1,6 +1,5 @@
 package org.jccl.core;
 
-import java.util.List;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryRef;
@@ -22,20 +21,13 @@ final class Lowering {
                 ref(op.send()), ref(op.recv()), ref(op.bias()), counts);
     }
 
-    /** Every block the operations use, once per use (each use is retained and released once). */
-    static MemoryBlock[] heldMemory(List<List<Operation>> ops) {
-        int n = 0;
-        for (List<Operation> list : ops) for (Operation op : list) n += uses(op);
-        MemoryBlock[] held = new MemoryBlock[n];
-        int at = 0;
-        for (List<Operation> list : ops) {
-            for (Operation op : list) {
-                at = add(held, at, op.send());
-                at = add(held, at, op.recv());
-                at = add(held, at, op.bias());
-                if (op.op() instanceof PreMulSum p) at = add(held, at, p.deviceScalar());
-            }
-        }
+    /** Every block the operation uses, once per use (each use is retained and released once). */
+    static MemoryBlock[] heldMemory(Operation op) {
+        MemoryBlock[] held = new MemoryBlock[uses(op)];
+        int at = add(held, 0, op.send());
+        at = add(held, at, op.recv());
+        at = add(held, at, op.bias());
+        if (op.op() instanceof PreMulSum p) add(held, at, p.deviceScalar());
         return held;
     }
 

@@ -12,7 +12,7 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
-import org.jccl.core.spi.SerialWorker;
+import org.jccl.core.thread.SerialWorker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -75,7 +75,7 @@ public final class Stream implements AutoCloseable {
         long dOff = dst.offset();
         long sOff = src.offset();
         Work work = new Work(-1, () -> "copy(" + bytes + " bytes)", null, new MemoryBlock[] {d, s}, 0);
-        return (Work) IssuePath.onStream(queue, issuer, work,
+        return IssuePath.onStream(queue, issuer, work,
                 stream -> backend.driver().copyAsync(d, dOff, s, sOff, bytes, stream));
     }
 
@@ -90,7 +90,7 @@ public final class Stream implements AutoCloseable {
         MemoryBlock d = dst.block();
         long off = dst.offset();
         Work work = new Work(-1, () -> "fill(" + bytes + " bytes)", null, new MemoryBlock[] {d}, 0);
-        return (Work) IssuePath.onStream(queue, issuer, work,
+        return IssuePath.onStream(queue, issuer, work,
                 stream -> backend.driver().memsetAsync(d, off, value, bytes, stream));
     }
 
@@ -98,7 +98,7 @@ public final class Stream implements AutoCloseable {
     public Work marker() {
         checkOpen();
         Work work = new Work(-1, () -> "marker", null, new MemoryBlock[0], 0);
-        return (Work) IssuePath.onStream(queue, issuer, work, stream -> { });
+        return IssuePath.onStream(queue, issuer, work, stream -> { });
     }
 
     /**

@@ -3,24 +3,28 @@ package org.jccl.device;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.WeakHashMap;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import org.jccl.core.Communicator;
 import org.jccl.core.Group;
+import org.jccl.core.Modules;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.UnsupportedFeatureException;
-import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.module.Attachment;
+import org.jccl.core.module.AttachmentKey;
+import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.DevCommHandle;
+import org.jccl.core.spi.DeviceCommSupport;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.KernelRuntime;
-import org.jccl.core.spi.StreamOperation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,23 +40,36 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 public final class DeviceApi {
-    private static final Map<Communicator, DeviceApi> BY_COMMUNICATOR = new WeakHashMap<>();
+    private static final AttachmentKey<Attached> KEY = AttachmentKey.of("device-api", c -> new Attached(new DeviceApi(c)));
 
-    private final Communicator communicator;
-    private final CommunicatorSpi spi;
-    private volatile @Nullable CompletableFuture<DeviceProperties> properties;
-
-    private DeviceApi(Communicator communicator) {
-        this.communicator = communicator;
-        this.spi = communicator.spi();
+    /** The one instance of a communicator, as its attachment: the library freed the device communicators with it. */
+    private record Attached(DeviceApi api) implements Attachment {
+        @Override
+        public void communicatorGone() {
+            for (DeviceComm d : api.deviceComms) d.closeAsync(); // each frees its host memory
+        }
     }
 
-    /** The device API of {@code communicator} (one instance per communicator). */
+    private final Communicator communicator;
+    private final ModuleContext spi;
+    private final Set<DeviceComm> deviceComms = ConcurrentHashMap.newKeySet();
+    private volatile @Nullable CompletableFuture<DeviceProperties> properties;
+
+    private DeviceApi(ModuleContext context) {
+        this.communicator = context.communicator();
+        this.spi = context;
+    }
+
+    /**
+     * The device API of {@code communicator}: one instance per communicator, attached to it (its device
+     * communicators' host memory is freed when the communicator is closed or aborted).
+     */
     public static DeviceApi of(Communicator communicator) {
-        Errors.requireArgument(communicator, "communicator");
-        synchronized (BY_COMMUNICATOR) {
-            return BY_COMMUNICATOR.computeIfAbsent(communicator, DeviceApi::new);
-        }
+        return Modules.context(Errors.requireArgument(communicator, "communicator")).attachment(KEY).api();
+    }
+
+    void forget(DeviceComm deviceComm) {
+        deviceComms.remove(deviceComm);
     }
 
     public Communicator communicator() {
@@ -67,8 +84,9 @@ public final class DeviceApi {
             if (properties == null) {
                 boolean hasDeviceApi = communicator.backend().features().has(Feature.DEV_COMM_CREATE);
                 if (communicator.backend().features().has(Feature.COMM_QUERY_PROPERTIES)) {
+                    DeviceCommSupport driver = spi.capability(DeviceCommSupport.class);
                     properties = spi.call("ncclCommQueryProperties",
-                            () -> DeviceProperties.queried(spi.driverComm().queryProperties(), hasDeviceApi));
+                            () -> DeviceProperties.queried(driver.queryProperties(), hasDeviceApi));
                 } else {
                     properties = CompletableFuture.completedFuture(DeviceProperties.known(communicator.rank(),
                             communicator.size(), communicator.device(), hasDeviceApi));
@@ -91,8 +109,9 @@ public final class DeviceApi {
         return properties().thenCompose(p -> {
             check(p, requirements);
             DevCommHandle[] created = new DevCommHandle[1];
-            Work w = spi.issue(describeCreate(requirements), List.of(), communicator.options().timeout(),
-                    stream -> created[0] = spi.driverComm().devCommCreate(requirements.values()));
+            DeviceCommSupport driver = spi.capability(DeviceCommSupport.class);
+            Work w = spi.issue(new StreamOperation(describeCreate(requirements), List.of(),
+                    stream -> created[0] = driver.devCommCreate(requirements.values())));
             return w.handle((v, error) -> made(created[0], error, requirements));
         });
     }
@@ -119,9 +138,9 @@ public final class DeviceApi {
             Group group = Group.create();
             for (int i = 0; i < communicators.size(); i++) {
                 int index = i;
-                CommunicatorSpi s = communicators.get(i).spi();
+                DeviceCommSupport driver = Modules.context(communicators.get(i)).capability(DeviceCommSupport.class);
                 group.add(communicators.get(i), new StreamOperation(describeCreate(requirements), List.of(),
-                        stream -> created.set(index, s.driverComm().devCommCreate(requirements.values()))));
+                        stream -> created.set(index, driver.devCommCreate(requirements.values()))));
             }
             return group.submit().handle((done, error) -> {
                 List<DeviceComm> out = new ArrayList<>();
@@ -139,7 +158,9 @@ public final class DeviceApi {
             if (handle != null) handle.free();
             throw error != null ? Errors.unwrap(error) : new IllegalStateException("ncclDevCommCreate made nothing");
         }
-        return new DeviceComm(communicator, handle, requirements);
+        DeviceComm made = new DeviceComm(this, spi, handle, requirements);
+        deviceComms.add(made);
+        return made;
     }
 
     private static String describeCreate(DeviceCommRequirements r) {
@@ -203,10 +224,10 @@ public final class DeviceApi {
             kernel.library().launchStarted();
             Work w;
             try {
-                w = spi.issue(what, m.buffers(), timeout, stream -> {
+                w = spi.issue(new StreamOperation(what, m.buffers(), stream -> {
                     for (DeviceComm d : m.deviceComms()) d.checkNotDestroyed();
                     runtime.launch(kernel.handle(), dims, config.sharedBytes(), stream, m.bytes(), m.offsets());
-                });
+                }), timeout);
             } catch (RuntimeException e) {
                 kernel.library().launchEnded();
                 throw e;

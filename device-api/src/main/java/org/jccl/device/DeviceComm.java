@@ -8,8 +8,10 @@ import org.jccl.core.Communicator;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidUsageException;
-import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.DevCommHandle;
+import org.jccl.core.spi.DeviceCommSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeviceComm implements AutoCloseable {
     private final Communicator communicator;
-    private final CommunicatorSpi spi;
+    private final DeviceApi owner;
+    private final ModuleContext context;
     private final DevCommHandle handle;
     private final byte[] bytes;
     private final int rank;
@@ -38,9 +41,10 @@ public final class DeviceComm implements AutoCloseable {
     private @Nullable CompletableFuture<Void> destruction; // guarded by this
 
     /** Reads the handle once: called after the work that created it completed. */
-    DeviceComm(Communicator communicator, DevCommHandle handle, DeviceCommRequirements requirements) {
-        this.communicator = communicator;
-        this.spi = communicator.spi();
+    DeviceComm(DeviceApi owner, ModuleContext context, DevCommHandle handle, DeviceCommRequirements requirements) {
+        this.communicator = context.communicator();
+        this.owner = owner;
+        this.context = context;
         this.handle = handle;
         this.requirements = requirements;
         this.bytes = handle.bytes();
@@ -130,10 +134,11 @@ public final class DeviceComm implements AutoCloseable {
         synchronized (this) {
             if (destruction != null) return destruction;
             closed = true;
-            drained = spi.issue("deviceCommDrain()", List.of(), Duration.ZERO, stream -> { });
-            destruction = drained.handle((v, error) -> null).thenCompose(v -> spi.call("ncclDevCommDestroy", () -> {
+            owner.forget(this);
+            drained = context.issue(new StreamOperation("deviceCommDrain()", List.of(), stream -> { }), Duration.ZERO);
+            destruction = drained.handle((v, error) -> null).thenCompose(v -> context.call("ncclDevCommDestroy", () -> {
                 destroyed = true;
-                spi.driverComm().devCommDestroy(handle);
+                context.capability(DeviceCommSupport.class).devCommDestroy(handle);
                 return (Void) null;
             })).whenComplete((v, error) -> handle.free()) // also when the communicator was closed or aborted first
                     // A communicator that is gone took its device communicators with it: nothing is left to destroy.

@@ -8,7 +8,7 @@ import org.jccl.core.Buffer;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
-import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.module.ModuleContext;
 import org.jccl.rma.Window;
 
 /**
@@ -95,7 +95,7 @@ public final class KernelArgs {
      * @throws InvalidArgumentException for a wrong count or size, or a buffer on another device
      * @throws InvalidUsageException    for a closed window or device communicator, or one of another communicator
      */
-    Marshalled marshal(Kernel kernel, CommunicatorSpi spi) {
+    Marshalled marshal(Kernel kernel, ModuleContext spi) {
         long[] expected = kernel.parameterSizes();
         if (expected != null && expected.length != arguments.size()) {
             throw new InvalidArgumentException(kernel.name() + " takes " + expected.length + " parameters, not "
@@ -138,14 +138,14 @@ public final class KernelArgs {
         String describe();
 
         /** The bytes passed, recording what the launch must keep alive. */
-        byte[] value(CommunicatorSpi spi, List<Buffer> buffers, List<DeviceComm> deviceComms);
+        byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms);
 
         record Scalar(String kind, byte[] bytes) implements Argument {
             public String describe() {
                 return kind;
             }
 
-            public byte[] value(CommunicatorSpi spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
                 return bytes;
             }
         }
@@ -155,7 +155,7 @@ public final class KernelArgs {
                 return "pointer";
             }
 
-            public byte[] value(CommunicatorSpi spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
                 long address = spi.memory(buffer).address(); // open, and on the communicator's device
                 buffers.add(buffer);
                 return address(address);
@@ -167,7 +167,7 @@ public final class KernelArgs {
                 return "window";
             }
 
-            public byte[] value(CommunicatorSpi spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
                 if (window.isClosed()) throw new InvalidUsageException(window + " is closed");
                 if (window.communicator() != spi.communicator()) {
                     throw new InvalidUsageException(window + " belongs to another communicator than " + spi.communicator().describe());
@@ -182,7 +182,7 @@ public final class KernelArgs {
                 return "deviceComm";
             }
 
-            public byte[] value(CommunicatorSpi spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
                 DeviceComm.requireOpen(deviceComm);
                 if (deviceComm.communicator() != spi.communicator()) {
                     throw new InvalidUsageException(deviceComm + " belongs to another communicator than " + spi.communicator().describe());

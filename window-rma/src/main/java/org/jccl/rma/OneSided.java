@@ -4,25 +4,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
+import org.jccl.core.Modules;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.UnsupportedFeatureException;
-import org.jccl.core.spi.CommunicatorSpi;
-import org.jccl.core.spi.DriverComm;
+import org.jccl.core.module.Attachment;
+import org.jccl.core.module.AttachmentKey;
+import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.OneSidedComm;
 import org.jccl.core.spi.OneSidedLimits;
-import org.jccl.core.spi.StreamOperation;
 import org.jccl.core.spi.WaitDescriptor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Memory windows and one-sided operations of one communicator: {@code ncclCommWindowRegister},
@@ -41,24 +43,37 @@ import org.jccl.core.spi.WaitDescriptor;
  * before anything is enqueued: a bad one throws and changes nothing.
  */
 public final class OneSided {
-    private static final Map<Communicator, OneSided> BY_COMMUNICATOR = new WeakHashMap<>();
+    private static final AttachmentKey<Attached> KEY = AttachmentKey.of("window-rma", c -> new Attached(new OneSided(c)));
 
-    private final Communicator communicator;
-    private final CommunicatorSpi spi;
-    private final List<Window> windows = new CopyOnWriteArrayList<>();
-    private volatile OneSidedLimits limits;
-
-    private OneSided(Communicator communicator) {
-        this.communicator = communicator;
-        this.spi = communicator.spi();
+    /** The one instance of a communicator, as its attachment: the library freed the windows with the communicator. */
+    private record Attached(OneSided api) implements Attachment {
+        @Override
+        public void communicatorGone() {
+            for (Window w : api.windows) w.closeAsync(); // each releases its buffer's memory
+        }
     }
 
-    /** The one-sided API of {@code communicator} (one instance per communicator, which knows its windows). */
+    private final Communicator communicator;
+    private final ModuleContext module;
+    private final List<Window> windows = new CopyOnWriteArrayList<>();
+    private volatile @Nullable OneSidedLimits limits;
+
+    private OneSided(ModuleContext context) {
+        this.communicator = context.communicator();
+        this.module = context;
+    }
+
+    /**
+     * The one-sided API of {@code communicator}: one instance per communicator, which knows its windows and is
+     * attached to it (its windows' memory is released when the communicator is closed or aborted).
+     */
     public static OneSided of(Communicator communicator) {
-        Errors.requireArgument(communicator, "communicator");
-        synchronized (BY_COMMUNICATOR) {
-            return BY_COMMUNICATOR.computeIfAbsent(communicator, OneSided::new);
-        }
+        return Modules.context(Errors.requireArgument(communicator, "communicator")).attachment(KEY).api();
+    }
+
+    /** The driver's windows and one-sided operations for this communicator. */
+    OneSidedComm driver() {
+        return module.capability(OneSidedComm.class);
     }
 
     public Communicator communicator() {
@@ -68,7 +83,7 @@ public final class OneSided {
     /** What the communicator's library accepts: signal indices, contexts, window flags and alignment. */
     public OneSidedLimits limits() {
         OneSidedLimits l = limits;
-        if (l == null) limits = l = spi.driverComm().oneSidedLimits();
+        if (l == null) limits = l = driver().oneSidedLimits();
         return l;
     }
 
@@ -96,7 +111,7 @@ public final class OneSided {
         Errors.requireArgument(buffer, "buffer");
         Errors.requireArgument(flags, "flags");
         communicator.backend().features().require(Feature.COMM_WINDOW_REGISTER);
-        MemoryRef ref = spi.memory(buffer);
+        MemoryRef ref = module.memory(buffer);
         OneSidedLimits l = limits();
         if (buffer.byteSize() == 0) throw new InvalidArgumentException("a window needs at least one byte: " + buffer);
         if (l.communicationMemory() && ref.block().kind() != MemoryKind.COMMUNICATION) {
@@ -122,8 +137,9 @@ public final class OneSided {
         ref.block().retain();
         CompletableFuture<Long> registered;
         try {
-            registered = spi.call("ncclCommWindowRegister",
-                    () -> spi.driverComm().windowRegister(ref.block(), ref.offset(), buffer.byteSize(), winFlags));
+            OneSidedComm driver = driver();
+            registered = module.call("ncclCommWindowRegister",
+                    () -> driver.windowRegister(ref.block(), ref.offset(), buffer.byteSize(), winFlags));
         } catch (RuntimeException e) {
             ref.block().release();
             throw e;
@@ -165,10 +181,10 @@ public final class OneSided {
 
     /** Deregisters after everything issued before: a marker on the stream, then the collective call. */
     CompletableFuture<Void> deregister(Window window) {
-        Work drained = spi.issue("windowDrain()", List.of(), Duration.ZERO, stream -> { });
+        Work drained = module.issue(new StreamOperation("windowDrain()", List.of(), stream -> { }), Duration.ZERO);
         return drained.handle((v, error) -> null)
-                .thenCompose(v -> spi.call("ncclCommWindowDeregister", () -> {
-                    spi.driverComm().windowDeregister(window.handle());
+                .thenCompose(v -> module.call("ncclCommWindowDeregister", () -> {
+                    driver().windowDeregister(window.handle());
                     return null;
                 }));
     }
@@ -177,8 +193,8 @@ public final class OneSided {
         windows.remove(window);
     }
 
-    CommunicatorSpi spi() {
-        return spi;
+    ModuleContext context() {
+        return module;
     }
 
     // ---- operations
@@ -221,7 +237,7 @@ public final class OneSided {
         Errors.requireArgument(type, "type");
         communicator.backend().features().require(Feature.PUT_SIGNAL);
         checkWindow(window);
-        MemoryRef src = spi.memory(source);
+        MemoryRef src = module.memory(source);
         if (count < 0) throw new InvalidArgumentException("count must not be negative: " + count);
         long bytes = Errors.exactProduct(count, type.size(), "putSignal: count × element size");
         if (bytes > source.byteSize()) {
@@ -239,7 +255,7 @@ public final class OneSided {
                     + " COLL_SYMMETRIC; " + source + " is in none of " + communicator.describe() + "'s: register it, or"
                     + " copy into such a window first");
         }
-        DriverComm dc = spi.driverComm();
+        OneSidedComm dc = driver();
         long handle = window.handle();
         return new StreamOperation("putSignal(count=" + count + ", type=" + type + ", peer=" + peer + ", offset="
                 + peerOffset + ", signal=" + signalIndex + ", context=" + context + ")", List.of(source, window.buffer()),
@@ -251,7 +267,7 @@ public final class OneSided {
         communicator.backend().features().require(Feature.SIGNAL);
         checkPeer(peer);
         checkSignal(signalIndex, context);
-        DriverComm dc = spi.driverComm();
+        OneSidedComm dc = driver();
         return new StreamOperation("signal(peer=" + peer + ", signal=" + signalIndex + ", context=" + context + ")",
                 List.of(), stream -> dc.signal(peer, signalIndex, context, stream));
     }
@@ -271,12 +287,12 @@ public final class OneSided {
             descriptors[i] = new WaitDescriptor(w.count(), w.peer(), w.signalIndex(), w.context());
             what.append(i == 0 ? "" : ", ").append(w.count()).append(" from ").append(w.peer());
         }
-        DriverComm dc = spi.driverComm();
+        OneSidedComm dc = driver();
         return new StreamOperation(what.append(')').toString(), List.of(), stream -> dc.waitSignal(descriptors, stream));
     }
 
     private Work issue(StreamOperation op) {
-        return spi.issue(op.what(), op.uses(), communicator.options().timeout(), op.task());
+        return module.issue(op);
     }
 
     // ---- checks

@@ -14,6 +14,7 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.WorkTimeoutException;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.OneSidedComm;
 
 /**
  * A buffer registered as a memory window of a communicator ({@code ncclCommWindowRegister}): peers put into it with
@@ -75,7 +76,8 @@ public final class Window implements AutoCloseable {
     public CompletableFuture<Long> userPointer() {
         checkOpen();
         owner.communicator().backend().features().require(Feature.WIN_GET_USER_PTR);
-        return owner.spi().call("ncclWinGetUserPtr", () -> owner.spi().driverComm().windowUserPointer(handle));
+        OneSidedComm driver = owner.driver();
+        return owner.context().call("ncclWinGetUserPtr", () -> driver.windowUserPointer(handle));
     }
 
     /**

@@ -17,7 +17,7 @@ import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
-import org.jccl.core.spi.SerialWorker;
+import org.jccl.core.thread.SerialWorker;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +44,7 @@ public final class CommunicatorState {
     private final boolean abortOnTimeout;
     private final Runnable onRelease;
     private final Set<TrackedWork> pending = ConcurrentHashMap.newKeySet();
+    private final Attachments attachments;
     /** The submit lock and the sequence numbers. */
     private final Admission submitLock = new Admission();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -79,6 +80,7 @@ public final class CommunicatorState {
         this.abortOnTimeout = abortOnTimeout;
         this.onRelease = onRelease;
         this.asyncErrorWaitsForLaunch = !driverComm.asyncErrorSafeDuringLaunch();
+        this.attachments = new Attachments(label);
         EventLoop.get().register(this);
     }
 
@@ -100,6 +102,11 @@ public final class CommunicatorState {
 
     public SerialWorker launchQueue() {
         return launchQueue;
+    }
+
+    /** What modules keep on this communicator; ended with it. */
+    public Attachments attachments() {
+        return attachments;
     }
 
     public boolean isOpen() {
@@ -235,6 +242,7 @@ public final class CommunicatorState {
             drained = toDrain;
             if (pending.isEmpty()) toDrain.complete(null);
         }
+        attachments.closing(); // modules end what waits on peers, so that the drain below can finish
         toDrain.orTimeout(closeTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((v, timeout) -> {
             if (timeout != null) {
                 LOG.warn("{} close: pending work did not drain within {}; aborting", label, closeTimeout);
@@ -283,6 +291,7 @@ public final class CommunicatorState {
         List<TrackedWork> inIssueOrder = new ArrayList<>(pending);
         inIssueOrder.sort(Comparator.comparingLong(TrackedWork::sequence));
         for (TrackedWork w : inIssueOrder) w.fail(Errors.forWork(cause, w.describe()));
+        attachments.closing();
         daemon(() -> {
             try {
                 driverComm.abort();
@@ -307,6 +316,7 @@ public final class CommunicatorState {
     private void release() {
         launchQueue.stop();
         EventLoop.get().unregister(this);
+        attachments.gone();
         // The stream may still hold events of aborted work; the event thread keeps polling them, which the runtime
         // allows after the stream is destroyed.
         onRelease.run();

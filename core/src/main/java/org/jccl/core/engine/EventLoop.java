@@ -9,11 +9,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
-import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
-import org.jccl.core.spi.EventThreadFactory;
+import org.jccl.core.thread.Backoff;
+import org.jccl.core.thread.EventThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

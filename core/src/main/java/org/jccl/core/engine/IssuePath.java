@@ -8,7 +8,7 @@ import org.jccl.core.error.JcclException;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
-import org.jccl.core.spi.SerialWorker;
+import org.jccl.core.thread.SerialWorker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,19 +35,19 @@ public final class IssuePath {
 
     /** Makes the work once its sequence numbers are known (one per operation, in issue order). */
     @FunctionalInterface
-    public interface WorkFactory {
-        TrackedWork create(long[] sequences);
+    public interface WorkFactory<W extends TrackedWork> {
+        W create(long[] sequences);
     }
 
     /**
      * Issues {@code parts.get(i)} on {@code comms.get(i)}, all in one group when there is more than one operation.
      * Returns the work, already failed if the group was refused. Never blocks on the GPU.
      */
-    public static TrackedWork issue(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory factory) {
+    public static <W extends TrackedWork> W issue(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory<W> factory) {
         if (comms.size() == 1) {
             CommunicatorState c = comms.get(0);
             synchronized (c.submitLock()) {
-                TrackedWork w = prepare(comms, parts, factory);
+                W w = prepare(comms, parts, factory);
                 JcclException refused = c.admit(w);
                 if (refused != null) return refuse(w, refused);
                 if (!c.launchQueue().submit(() -> launch(w, comms, parts))) {
@@ -67,8 +67,9 @@ public final class IssuePath {
      * the whole group while the others' launch threads are claimed (each runs a task that waits), in one global
      * order so that two such groups cannot deadlock.
      */
-    private static TrackedWork issueAcross(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory factory) {
-        TrackedWork w = prepare(comms, parts, factory);
+    private static <W extends TrackedWork> W issueAcross(List<CommunicatorState> comms, List<List<Enqueue>> parts,
+                                                          WorkFactory<W> factory) {
+        W w = prepare(comms, parts, factory);
         for (int i = 0; i < comms.size(); i++) {
             CommunicatorState c = comms.get(i);
             synchronized (c.submitLock()) {
@@ -103,7 +104,7 @@ public final class IssuePath {
         return w;
     }
 
-    private static TrackedWork prepare(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory factory) {
+    private static <W extends TrackedWork> W prepare(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory<W> factory) {
         int total = 0;
         for (List<Enqueue> list : parts) total += list.size();
         long[] sequences = new long[total];
@@ -114,13 +115,13 @@ public final class IssuePath {
                 for (int j = 0; j < parts.get(i).size(); j++) sequences[k++] = c.nextSequence();
             }
         }
-        TrackedWork w = factory.create(sequences);
+        W w = factory.create(sequences);
         w.participants(comms.toArray(new CommunicatorState[0]));
         w.issued();
         return w;
     }
 
-    private static TrackedWork refuse(TrackedWork w, JcclException reason) {
+    private static <W extends TrackedWork> W refuse(W w, JcclException reason) {
         w.releaseMemory();
         w.fail(Errors.forWork(reason, w.describe()));
         return w;
@@ -177,7 +178,7 @@ public final class IssuePath {
      * Stream work (copies, fills, markers): enqueued by {@code issuer} — a communicator's launch queue for its own
      * stream, so that call order is stream order with its operations — or by the caller when null.
      */
-    public static TrackedWork onStream(StreamQueue stream, @Nullable SerialWorker issuer, TrackedWork w, Enqueue enqueue) {
+    public static <W extends TrackedWork> W onStream(StreamQueue stream, @Nullable SerialWorker issuer, W w, Enqueue enqueue) {
         Runnable task = () -> {
             try {
                 enqueue.enqueue(stream.driverStream());

@@ -1,6 +1,6 @@
 /**
  * The engine: how one operation travels from the caller to its completion. Not API: applications use
- * {@code org.jccl.core}; modules that build on core use {@link org.jccl.core.spi.CommunicatorSpi}.
+ * {@code org.jccl.core}; modules that build on core use {@link org.jccl.core.module.ModuleContext}.
  *
  * <p>The path of one operation, in three files:
  * <ol>

@@ -10,16 +10,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
-import org.jccl.core.ReduceOp;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
-import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.spi.OneSidedComm;
 import org.jccl.core.spi.OneSidedLimits;
 import org.jccl.core.spi.WaitDescriptor;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * One rank of a host communicator. Its async error is set by the stream task that failed, before that task's
  * completion event can complete, so the engine never declares a failed operation successful.
  */
-final class HostComm implements DriverComm {
+final class HostComm implements DriverComm, OneSidedComm {
     /** The first code {@code createPreMulSum} hands out: 0..4 are the built-in reductions. */
     private static final int FIRST_USER_OP = 5;
 

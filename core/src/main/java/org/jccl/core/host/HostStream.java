@@ -5,11 +5,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
-import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
-import org.jccl.core.spi.SerialWorker;
+import org.jccl.core.thread.Backoff;
+import org.jccl.core.thread.SerialWorker;
 
 /**
  * A host stream: an ordered executor ({@link SerialWorker}) that runs tasks in FIFO order. After a task it waits by

@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.InvalidArgumentException;
-import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.WaitDescriptor;
+import org.jccl.core.thread.Backoff;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -4,9 +4,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
-import org.jccl.core.spi.Backoff;
 import org.jccl.core.OpKind;
 import org.jccl.core.error.Errors;
+import org.jccl.core.thread.Backoff;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,8 +1,6 @@
 package org.jccl.core.host;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import java.nio.ByteBuffer;
@@ -11,10 +9,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.jccl.core.spi.Backoff;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
-import org.jccl.core.spi.MemoryKind;
+import org.jccl.core.thread.Backoff;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,9 +32,6 @@ import org.jspecify.annotations.Nullable;
  * poisons the clique: the rank's async error is set, the peers are told, the connections close.
  */
 final class NetworkClique implements HostTransport {
-    /** The description of control messages (no operation has it: descriptions of operations are never 0x5eed). */
-    private static final int CONTROL = 0x5eed;
-
     private final int size;
     private final int rank;
     private final byte[] token;
@@ -53,8 +47,8 @@ final class NetworkClique implements HostTransport {
     private volatile @Nullable HostComm owner;
     private volatile @Nullable Thread waiter;
     private final NetworkKernels kernels;
-    /** This rank's windows, which peers' puts reach through {@link Wire#LANE_RMA} frames. */
-    private final HostWindows windows;
+    /** This rank's windows and the one-sided frames that reach them. */
+    private final RmaLane rma;
     /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
     private final @Nullable ChannelFuture[] lastWrite;
 
@@ -69,7 +63,7 @@ final class NetworkClique implements HostTransport {
         for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
         this.lastWrite = new ChannelFuture[size];
         this.kernels = new NetworkKernels(this);
-        this.windows = new HostWindows(size, Backoff.HOST_RANKS);
+        this.rma = new RmaLane(this, new HostWindows(size, Backoff.HOST_RANKS));
         if (size == 1) ready.complete(null);
     }
 
@@ -116,7 +110,7 @@ final class NetworkClique implements HostTransport {
         }
         if (lane == Wire.LANE_RMA) {
             try {
-                land(peer, frame);
+                rma.land(peer, frame);
             } finally {
                 frame.release();
             }
@@ -170,7 +164,7 @@ final class NetworkClique implements HostTransport {
         HostComm comm = owner;
         if (comm != null) comm.fail(code, "the communicator's clique failed: " + reason);
         ready.completeExceptionally(CliqueFailedException.poisoned(reason, code));
-        windows.wake(); // a stream waiting for signals fails now, not at its next park's end
+        rma.windows().wake(); // a stream waiting for signals fails now, not at its next park's end
         wake();
     }
 
@@ -274,6 +268,27 @@ final class NetworkClique implements HostTransport {
                 got -> "rank " + op.peer + " sends " + got + " bytes, rank " + rank + " receives " + bytes);
     }
 
+    // ---- one-sided operations: the RMA lane
+
+    @Override
+    public HostWindows windowsOf(int rank) {
+        if (rank != this.rank) throw new IllegalArgumentException("rank " + rank + " is in another process");
+        return rma.windows();
+    }
+
+    @Override
+    public void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
+                    int signal, int context) {
+        checkPoison();
+        awaitConsumed(rank, rma.put(peer, window, offset, source, sourceOffset, bytes, signal, context));
+    }
+
+    @Override
+    public void signal(int from, int peer, int signal, int context) {
+        checkPoison();
+        rma.signal(peer, signal, context);
+    }
+
     // ---- messages
 
     /**
@@ -312,40 +327,22 @@ final class NetworkClique implements HostTransport {
 
     private @Nullable ChannelFuture sendFrame(int peer, int lane, int desc, long total, @Nullable HostMemoryBlock block,
                                               long offset, int len, @Nullable Reduction reduction, DataType type, boolean copy) {
-        if (len > 0 && block == null) throw new IllegalStateException("missing buffer");
-        ByteBuf frame = PooledByteBufAllocator.DEFAULT.directBuffer(Wire.DATA_HEADER + (copy ? len : 0));
-        try {
-            frame.writeByte(Wire.DATA).writeByte(lane);
-            int flags = 0;
-            double auxDouble = 0;
-            long auxLong = 0;
-            if (reduction != null) {
-                auxDouble = reduction.hostScalar();
-                HostMemoryBlock s = reduction.scalarBlock();
-                if (s != null) {
-                    flags |= Wire.FLAG_SCALAR_BYTES;
-                    for (int i = 0; i < type.size(); i++) auxLong |= (s.bytes().get(reduction.scalarOffset() + i) & 0xffL) << (8 * i);
-                }
+        int flags = 0;
+        double auxDouble = 0;
+        long auxLong = 0;
+        if (reduction != null) {
+            auxDouble = reduction.hostScalar();
+            HostMemoryBlock s = reduction.scalarBlock();
+            if (s != null) {
+                flags |= Wire.FLAG_SCALAR_BYTES;
+                for (int i = 0; i < type.size(); i++) auxLong |= (s.bytes().get(reduction.scalarOffset() + i) & 0xffL) << (8 * i);
             }
-            frame.writeByte(flags).writeInt(desc).writeLong(total).writeDouble(auxDouble).writeLong(auxLong);
-            if (len > 0) {
-                ByteBuffer src = block.bytes().duplicate();
-                src.limit((int) offset + len).position((int) offset);
-                if (copy) {
-                    frame.writeBytes(src);
-                } else {
-                    frame = Unpooled.wrappedBuffer(frame, Unpooled.wrappedBuffer(src));
-                }
-            }
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
         }
-        return dispatch(peer, lane, frame);
+        return dispatch(peer, lane, Frames.data(lane, flags, desc, total, auxDouble, auxLong, block, offset, len, copy));
     }
 
     /** Hands a frame to {@code peer}'s connection once it has room (or to this rank itself); null for this rank. */
-    private @Nullable ChannelFuture dispatch(int peer, int lane, ByteBuf frame) {
+    @Nullable ChannelFuture dispatch(int peer, int lane, ByteBuf frame) {
         if (peer == rank) {
             deliver(peer, lane, frame);
             return null;
@@ -362,72 +359,6 @@ final class NetworkClique implements HostTransport {
         ChannelFuture f = ch.writeAndFlush(frame);
         lastWrite[peer] = f;
         return f;
-    }
-
-    // ---- one-sided operations
-
-    @Override
-    public HostWindows windowsOf(int rank) {
-        if (rank != this.rank) throw new IllegalArgumentException("rank " + rank + " is in another process");
-        return windows;
-    }
-
-    /**
-     * Sends the put as RMA frames of at most {@link Wire#CHUNK} bytes that refer to {@code source} (the last one
-     * carries the signal), then waits until they are written, so {@code source} may be reused.
-     */
-    @Override
-    public void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
-                    int signal, int context) {
-        checkPoison();
-        ChannelFuture last = null;
-        long done = 0;
-        do {
-            int len = (int) Math.min(Wire.CHUNK, bytes - done);
-            boolean signals = done + len == bytes;
-            last = sendRma(peer, window, offset + done, source, sourceOffset + done, len, signals, signal, context);
-            done += len;
-        } while (done < bytes);
-        awaitConsumed(rank, last);
-    }
-
-    @Override
-    public void signal(int from, int peer, int signal, int context) {
-        checkPoison();
-        sendRma(peer, 0, 0, null, 0, 0, true, signal, context);
-    }
-
-    /** An RMA frame: the window in the description, the window offset in aux long, the signal in aux double. */
-    private @Nullable ChannelFuture sendRma(int peer, long window, long offset, @Nullable HostMemoryBlock source,
-                                            long sourceOffset, int len, boolean signals, int signal, int context) {
-        boolean copy = peer == rank;
-        ByteBuf frame = PooledByteBufAllocator.DEFAULT.directBuffer(Wire.DATA_HEADER + (copy ? len : 0));
-        frame.writeByte(Wire.DATA).writeByte(Wire.LANE_RMA).writeByte(signals ? Wire.FLAG_SIGNAL : 0)
-                .writeInt((int) window).writeLong(len).writeDouble(signal * 65536.0 + context).writeLong(offset);
-        if (len > 0) {
-            ByteBuffer src = source.bytes().duplicate();
-            src.limit((int) sourceOffset + len).position((int) sourceOffset);
-            if (copy) frame.writeBytes(src);
-            else frame = Unpooled.wrappedBuffer(frame, Unpooled.wrappedBuffer(src));
-        }
-        return dispatch(peer, Wire.LANE_RMA, frame);
-    }
-
-    /** Applies a peer's RMA frame on the network thread: the data into this rank's window, then its signal. */
-    private void land(int peer, ByteBuf frame) {
-        try {
-            int len = frame.readableBytes() - Wire.DATA_HEADER;
-            if (len > 0) {
-                ByteBuffer dst = windows.target(frame.getInt(Wire.AT_DESC), frame.getLong(Wire.AT_AUX_LONG), len);
-                frame.getBytes(Wire.DATA_HEADER, dst);
-            }
-            if ((frame.getByte(Wire.AT_FLAGS) & Wire.FLAG_SIGNAL) != 0) {
-                int code = (int) frame.getDouble(Wire.AT_AUX_DOUBLE);
-                windows.count(peer, code >>> 16, code & 0xffff);
-            }
-        } catch (RuntimeException e) {
-            poison("rank " + peer + "'s put does not fit rank " + rank + "'s windows: " + e.getMessage(), Errors.INVALID_USAGE, true);
-        }
     }
 
     /**
@@ -475,15 +406,15 @@ final class NetworkClique implements HostTransport {
 
     /** Sends a small control message (communicator management) to {@code peer}. */
     void sendControl(int peer, byte[] payload) {
-        HostMemoryBlock b = staging(payload.length);
+        HostMemoryBlock b = Frames.staging(payload.length);
         b.bytes().put(0, payload);
-        sendFrameCopied(peer, Wire.LANE_CONTROL, CONTROL, payload.length, b, 0, payload.length, null, DataType.UINT8);
+        sendFrameCopied(peer, Wire.LANE_CONTROL, Frames.CONTROL, payload.length, b, 0, payload.length, null, DataType.UINT8);
         b.release();
     }
 
     /** Receives a control message of {@code bytes} bytes from {@code peer}. */
     byte[] receiveControl(int peer, int bytes) {
-        ByteBuf frame = take(peer, Wire.LANE_CONTROL, CONTROL, bytes, bytes,
+        ByteBuf frame = take(peer, Wire.LANE_CONTROL, Frames.CONTROL, bytes, bytes,
                 got -> "rank " + peer + " sends a " + got + "-byte control message, rank " + rank + " expects " + bytes);
         try {
             byte[] out = new byte[bytes];
@@ -531,7 +462,7 @@ final class NetworkClique implements HostTransport {
             int len = (int) Math.min(Wire.CHUNK, bytes - done);
             ByteBuf frame = take(peer, lane, desc, bytes, len, mismatch);
             try {
-                copyPayload(frame, block, offset + done, len);
+                Frames.copyPayload(frame, block, offset + done, len);
             } finally {
                 frame.release();
             }
@@ -539,43 +470,9 @@ final class NetworkClique implements HostTransport {
         } while (done < bytes);
     }
 
-    static void copyPayload(ByteBuf frame, @Nullable HostMemoryBlock block, long offset, int len) {
-        if (len == 0) return;
-        if (block == null) throw new IllegalStateException("missing buffer");
-        ByteBuffer dst = block.bytes().duplicate();
-        dst.limit((int) offset + len).position((int) offset);
-        frame.getBytes(Wire.DATA_HEADER, dst);
-    }
-
-    /** The reduction a peer's frame carries (its own PreMulSum scalar), into {@code scalarBlock} when raw bytes. */
-    static Reduction reductionOf(ByteBuf frame, Reduction mine, DataType type, HostMemoryBlock scalarBlock) {
-        if (mine.kind() != Reduction.Kind.PREMUL_SUM) return mine;
-        if ((frame.getByte(Wire.AT_FLAGS) & Wire.FLAG_SCALAR_BYTES) != 0) {
-            long raw = frame.getLong(Wire.AT_AUX_LONG);
-            for (int i = 0; i < type.size(); i++) scalarBlock.bytes().put(i, (byte) (raw >>> (8 * i)));
-            return new Reduction(Reduction.Kind.PREMUL_SUM, 0, scalarBlock, 0);
-        }
-        return new Reduction(Reduction.Kind.PREMUL_SUM, frame.getDouble(Wire.AT_AUX_DOUBLE), null, 0);
-    }
-
-    /** A fresh host block for staging (kernels keep theirs for the clique's life). */
-    static HostMemoryBlock staging(long bytes) {
-        return HostMemoryBlock.allocate(Math.max(8, bytes), MemoryKind.DEVICE);
-    }
-
     /** The connection to a peer, for tests that inject raw bytes. */
     @Nullable Channel channelTo(int peer) {
         return peers[peer];
-    }
-
-    /** Operation descriptions, equal on every rank that runs the same operation. */
-    static int describe(HostOp op) {
-        int h = op.kind.ordinal();
-        h = h * 31 + op.type.ordinal();
-        h = h * 31 + Long.hashCode(op.count);
-        h = h * 31 + (op.kind.rooted() ? op.peer : -1);
-        h = h * 31 + (op.reduction == null ? -1 : op.reduction.kind().ordinal());
-        return h == 0 || h == CONTROL ? 1 : h;
     }
 
     @Override

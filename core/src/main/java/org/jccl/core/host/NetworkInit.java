@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
@@ -75,18 +76,25 @@ final class NetworkInit {
         }
     }
 
-    private static void dial(EventLoopGroup group, NetworkClique clique, InetSocketAddress to, int peer, int nranks, long deadline) {
+    /** A connection to {@code to}, made before {@code deadline}, whose pipeline {@code pipeline} completes. */
+    private static Channel connect(EventLoopGroup group, InetSocketAddress to, long deadline, Consumer<SocketChannel> pipeline) {
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000));
-        Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        return new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, millis)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel c) {
-                        Wire.configure(c);
-                        Wire.frame(c.pipeline());
-                        c.pipeline().addLast(idleHandler()).addLast(new PeerHandler(clique, peer));
+                        pipeline.accept(c);
                     }
                 }).connect(to).awaitUninterruptibly().channel();
+    }
+
+    private static void dial(EventLoopGroup group, NetworkClique clique, InetSocketAddress to, int peer, int nranks, long deadline) {
+        Channel ch = connect(group, to, deadline, c -> {
+            Wire.configure(c);
+            Wire.frame(c.pipeline());
+            c.pipeline().addLast(idleHandler()).addLast(new PeerHandler(clique, peer));
+        });
         if (!ch.isActive()) throw new SystemErrorException("cannot connect to rank " + peer + " at " + to);
         ByteBuf hello = ch.alloc().buffer(HelloHandler.HELLO_BYTES).writeByte(Wire.HELLO).writeBytes(clique.token())
                 .writeInt(clique.rank()).writeInt(nranks);
@@ -101,16 +109,10 @@ final class NetworkInit {
     private static CompletableFuture<InetSocketAddress[]> askRoot(EventLoopGroup group, HostUniqueId id, int nranks, int rank,
                                                                  InetSocketAddress mine, long deadline) {
         CompletableFuture<InetSocketAddress[]> result = new CompletableFuture<>();
-        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000));
-        Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, millis)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel c) {
-                        Wire.frame(c.pipeline());
-                        c.pipeline().addLast(new TableHandler(result, nranks));
-                    }
-                }).connect(id.address()).awaitUninterruptibly().channel();
+        Channel ch = connect(group, id.address(), deadline, c -> {
+            Wire.frame(c.pipeline());
+            c.pipeline().addLast(new TableHandler(result, nranks));
+        });
         if (!ch.isActive()) {
             throw new SystemErrorException("cannot reach the unique id's root at " + id.address()
                     + " (the process that made the id must be running)");

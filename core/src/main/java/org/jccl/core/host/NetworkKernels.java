@@ -40,14 +40,14 @@ final class NetworkKernels {
         scalars = new HostMemoryBlock[n];
         for (int j = 0; j < n; j++) {
             if (j == r) continue;
-            stage[j] = NetworkClique.staging(Wire.CHUNK);
-            scalars[j] = NetworkClique.staging(8);
+            stage[j] = Frames.staging(Wire.CHUNK);
+            scalars[j] = Frames.staging(8);
         }
-        out = NetworkClique.staging(Wire.CHUNK);
+        out = Frames.staging(Wire.CHUNK);
     }
 
     void run(HostOp op) {
-        int desc = NetworkClique.describe(op);
+        int desc = Frames.describe(op);
         int esize = op.type.size();
         long count = op.count;
         long bytes = count * esize;
@@ -158,7 +158,7 @@ final class NetworkKernels {
             int len = (int) Math.min(Wire.CHUNK, bytes - done);
             ByteBuf frame = clique.take(prev, Wire.LANE_SCATTER, desc, bytes, len, sizeMismatch(op, prev));
             try {
-                NetworkClique.copyPayload(frame, op.recv, op.recvOffset + done, len);
+                Frames.copyPayload(frame, op.recv, op.recvOffset + done, len);
                 if (position < n - 1) clique.forward(next, frame);
             } finally {
                 frame.release();
@@ -270,8 +270,8 @@ final class NetworkKernels {
                         sent -> "rank " + peer + " contributes " + sent + " bytes to rank " + r + "'s part of " + op
                                 + ", which expects " + len[r]);
                 try {
-                    NetworkClique.copyPayload(frame, stage[j], 0, size);
-                    reds[j] = NetworkClique.reductionOf(frame, mine, type, scalars[j]);
+                    Frames.copyPayload(frame, stage[j], 0, size);
+                    reds[j] = Frames.reductionOf(frame, mine, type, scalars[j]);
                 } finally {
                     frame.release();
                 }

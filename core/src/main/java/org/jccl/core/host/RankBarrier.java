@@ -3,7 +3,7 @@ package org.jccl.core.host;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
-import org.jccl.core.spi.Backoff;
+import org.jccl.core.thread.Backoff;
 
 /**
  * Where the ranks of a {@link LocalClique} meet: the last rank to arrive releases the others by unparking them, so a

@@ -2,27 +2,18 @@ package org.jccl.core.nccl;
 
 import java.util.List;
 import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.LongPointer;
-import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
-import org.jccl.core.error.InvalidUsageException;
-import org.jccl.core.error.UnsupportedFeatureException;
-import org.jccl.core.CommMemoryStats;
-import org.jccl.core.spi.Backoff;
-import org.jccl.core.spi.CommProperties;
-import org.jccl.core.spi.DevCommHandle;
-import org.jccl.core.spi.DevCommRequirements;
-import org.jccl.core.spi.Feature;
+import org.jccl.core.spi.DeviceCommSupport;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
-import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryBlock;
-import org.jccl.core.spi.MemoryRef;
-import org.jccl.core.spi.OneSidedLimits;
-import org.jccl.core.spi.WaitDescriptor;
+import org.jccl.core.spi.OneSidedComm;
+import org.jccl.core.thread.Backoff;
 import org.jspecify.annotations.Nullable;
 
 /** An {@code ncclComm_t}. */
@@ -36,10 +27,6 @@ final class NcclComm implements DriverComm {
     private static final int STAT_SUSPENDED = 1;
     private static final int STAT_PERSISTENT = 2;
     private static final int STAT_TOTAL = 3;
-    /** The first version that knows {@code NCCL_WIN_STRICT_ORDERING} (2.29.7). */
-    private static final int STRICT_ORDERING_VERSION = 22907;
-    /** The one-sided calls' {@code flags}: NCCL 2.29 accepts only 0. */
-    private static final int NO_FLAGS = 0;
 
     private final NcclDriver driver;
     private final NativeLibrary lib;
@@ -51,8 +38,8 @@ final class NcclComm implements DriverComm {
     private int rank;
     private int size;
     private int device;
-    /** Made on first use: the library's facts never change, and callers may ask before every one-sided call. */
-    private @Nullable OneSidedLimits oneSidedLimits;
+    private final NcclOneSided oneSided;
+    private final NcclDeviceComms deviceComms;
 
     NcclComm(NcclDriver driver, long handle, int rank, int size, int device, boolean nonBlocking, List<BytePointer> configStrings) {
         this.driver = driver;
@@ -64,10 +51,20 @@ final class NcclComm implements DriverComm {
         this.nonBlocking = nonBlocking;
         this.asyncErrorSafeDuringLaunch = !nonBlocking && NativeApi.jn_getenv("NCCL_COMM_BLOCKING") == null;
         this.configStrings = configStrings;
+        this.oneSided = new NcclOneSided(this);
+        this.deviceComms = new NcclDeviceComms(this);
     }
 
     long handle() {
         return handle;
+    }
+
+    NcclDriver driver() {
+        return driver;
+    }
+
+    NativeLibrary library() {
+        return lib;
     }
 
     @Override
@@ -96,7 +93,7 @@ final class NcclComm implements DriverComm {
     }
 
     /** Accepts success, and on a non-blocking communicator waits out ncclInProgress. */
-    private void complete(int code, String what) {
+    void complete(int code, String what) {
         if (code == Errors.IN_PROGRESS && nonBlocking) {
             awaitNotInProgress(what);
         } else {
@@ -308,159 +305,12 @@ final class NcclComm implements DriverComm {
         complete(NativeApi.jn_comm_revoke(lib.ctx, handle, flags), "ncclCommRevoke");
     }
 
-    /**
-     * {@code ncclCommWindowRegister}. NCCL queues the registration as a group task that writes the window when the
-     * group ends: on a non-blocking communicator that happens in the background after the call has returned
-     * ncclSuccess. So the window goes to native memory kept until the communicator is no longer in progress, and a
-     * registration inside an open group is refused (its window would be known only at the group's end).
-     *
-     * @throws UnsupportedFeatureException if the library lacks the function, or NCCL registered no window because the
-     *                                     communicator has no symmetric-memory support
-     */
+    /** The module capabilities: windows and one-sided operations, and the device API. */
     @Override
-    public long windowRegister(MemoryBlock block, long offset, long bytes, int flags) {
-        lib.features.require(Feature.COMM_WINDOW_REGISTER);
-        if (offset < 0 || bytes <= 0 || offset + bytes > block.size()) {
-            throw new InvalidArgumentException("windowRegister: range outside the block");
-        }
-        if (driver.inGroup()) {
-            throw new InvalidUsageException("ncclCommWindowRegister inside a group: the window would be known only at the group's end");
-        }
-        long window;
-        try (LongPointer slot = new LongPointer(1)) {
-            int code = NativeApi.jn_comm_window_register(lib.ctx, handle, block.address() + offset, bytes, flags, slot);
-            if (nonBlocking && (code == Errors.SUCCESS || code == Errors.IN_PROGRESS)) {
-                awaitNotInProgress("ncclCommWindowRegister"); // success only says the registration was queued
-            } else {
-                check(code, "ncclCommWindowRegister");
-            }
-            window = slot.get();
-        }
-        if (window == 0) throw noSymmetricMemory();
-        return window;
-    }
-
-    /** NCCL answers ncclSuccess and a NULL window where the communicator has no symmetric-memory support. */
-    private UnsupportedFeatureException noSymmetricMemory() {
-        return new UnsupportedFeatureException("ncclCommWindowRegister", lib.ncclPath + " on this communicator, which has no"
-                + " symmetric-memory support, so NCCL registered no window (it needs peer-to-peer access between all ranks,"
-                + " cuMem allocations, NCCL_WIN_ENABLE not 0, and one NVLink domain or GPU-initiated networking)",
-                lib.features.version(), null);
-    }
-
-    /** {@code ncclCommWindowDeregister}. */
-    @Override
-    public void windowDeregister(long window) {
-        lib.features.require(Feature.COMM_WINDOW_DEREGISTER);
-        complete(NativeApi.jn_comm_window_deregister(lib.ctx, handle, window), "ncclCommWindowDeregister");
-    }
-
-    /** {@code ncclWinGetUserPtr}. */
-    @Override
-    public long windowUserPointer(long window) {
-        lib.features.require(Feature.WIN_GET_USER_PTR);
-        long[] out = new long[1];
-        check(NativeApi.jn_win_get_user_ptr(lib.ctx, handle, window, out), "ncclWinGetUserPtr");
-        return out[0];
-    }
-
-    /**
-     * What NCCL accepts, from its source: signal index 0 and context 0 only ({@code rmaTaskAppend}: "must be 0 for
-     * now"), a put's source inside a collective-symmetric window, {@code NCCL_WIN_STRICT_ORDERING} from 2.29.7, windows
-     * {@code NCCL_WIN_REQUIRED_ALIGNMENT} into cuMem memory ({@code ncclMemAlloc}).
-     */
-    @Override
-    public OneSidedLimits oneSidedLimits() {
-        lib.features.require(Feature.COMM_WINDOW_REGISTER);
-        OneSidedLimits limits = oneSidedLimits;
-        if (limits == null) {
-            int flags = DriverConstants.WIN_COLL_SYMMETRIC
-                    | (lib.version >= STRICT_ORDERING_VERSION ? DriverConstants.WIN_STRICT_ORDERING : 0);
-            limits = new OneSidedLimits(1, 1, true, flags, DriverConstants.WIN_REQUIRED_ALIGNMENT, true);
-            oneSidedLimits = limits;
-        }
-        return limits;
-    }
-
-    /** {@code ncclPutSignal}, handled as {@link NcclDriver#launch} handles operations (group-aware). */
-    @Override
-    public void putSignal(MemoryRef source, long count, DataType type, int peer, long window, long peerOffset,
-                          int signalIndex, int context, DriverStream stream) {
-        lib.features.require(Feature.PUT_SIGNAL);
-        int code = NativeApi.jn_put_signal(lib.ctx, source.address(), count, type.code(), peer, window, peerOffset,
-                signalIndex, context, NO_FLAGS, handle, stream.handle());
-        driver.finish(this, code, "ncclPutSignal");
-    }
-
-    /** {@code ncclSignal}, handled as {@link NcclDriver#launch} handles operations (group-aware). */
-    @Override
-    public void signal(int peer, int signalIndex, int context, DriverStream stream) {
-        lib.features.require(Feature.SIGNAL);
-        int code = NativeApi.jn_signal(lib.ctx, peer, signalIndex, context, NO_FLAGS, handle, stream.handle());
-        driver.finish(this, code, "ncclSignal");
-    }
-
-    /**
-     * {@code ncclWaitSignal}: the descriptors go as one flat array in {@code ncclWaitSignalDesc_t}'s field order (count,
-     * peer, signal index, context), which NCCL copies while enqueueing.
-     */
-    @Override
-    public void waitSignal(WaitDescriptor[] waits, DriverStream stream) {
-        lib.features.require(Feature.WAIT_SIGNAL);
-        int[] descriptors = new int[4 * waits.length];
-        for (int i = 0; i < waits.length; i++) {
-            WaitDescriptor w = waits[i];
-            descriptors[4 * i] = w.count();
-            descriptors[4 * i + 1] = w.peer();
-            descriptors[4 * i + 2] = w.signalIndex();
-            descriptors[4 * i + 3] = w.context();
-        }
-        int code = NativeApi.jn_wait_signal(lib.ctx, waits.length, descriptors, handle, stream.handle());
-        driver.finish(this, code, "ncclWaitSignal");
-    }
-
-    /** {@code ncclCommQueryProperties} with the structure laid out for the loaded version. */
-    @Override
-    public CommProperties queryProperties() {
-        lib.features.require(Feature.COMM_QUERY_PROPERTIES);
-        byte[] properties = DeviceApiLayout.emptyProperties(lib.version);
-        check(NativeApi.jn_comm_query_properties(lib.ctx, handle, properties), "ncclCommQueryProperties");
-        return DeviceApiLayout.properties(properties);
-    }
-
-    /**
-     * {@code ncclDevCommCreate} into native memory the handle owns. Inside a group NCCL writes the device communicator
-     * at the group's end; outside one, a non-blocking communicator finishes it in the background, which is waited out
-     * as for windows.
-     */
-    @Override
-    public DevCommHandle devCommCreate(DevCommRequirements requirements) {
-        lib.features.require(Feature.DEV_COMM_CREATE);
-        if (lib.kind == BackendKind.RCCL) {
-            // jccl lays the structures out from NCCL's headers and has checked them against no RCCL build.
-            throw new UnsupportedFeatureException("ncclDevCommCreate", lib.ncclPath + " (RCCL's device-communicator layout is"
-                    + " not verified by jccl)", lib.features.version(), null);
-        }
-        NcclDevComm devComm = new NcclDevComm(DeviceApiLayout.requirements(requirements, lib.version, lib.features.library()),
-                lib.version);
-        try {
-            int code = NativeApi.jn_dev_comm_create(lib.ctx, handle, devComm.requirementsAddress(), devComm.devCommAddress());
-            if (nonBlocking && !driver.inGroup() && (code == Errors.SUCCESS || code == Errors.IN_PROGRESS)) {
-                awaitNotInProgress("ncclDevCommCreate");
-            } else {
-                driver.finish(this, code, "ncclDevCommCreate");
-            }
-            return devComm;
-        } catch (RuntimeException e) {
-            devComm.free();
-            throw e;
-        }
-    }
-
-    @Override
-    public void devCommDestroy(DevCommHandle devComm) {
-        lib.features.require(Feature.DEV_COMM_DESTROY);
-        complete(NativeApi.jn_dev_comm_destroy(lib.ctx, handle, ((NcclDevComm) devComm).devCommAddress()), "ncclDevCommDestroy");
+    public <T> @Nullable T capability(Class<T> type) {
+        if (type == OneSidedComm.class) return type.cast(oneSided);
+        if (type == DeviceCommSupport.class) return type.cast(deviceComms);
+        return null;
     }
 
     @Override

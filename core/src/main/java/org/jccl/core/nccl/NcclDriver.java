@@ -1,12 +1,10 @@
 package org.jccl.core.nccl;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Pointer;
 import org.jccl.core.BackendKind;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
@@ -16,12 +14,11 @@ import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.UnsupportedFeatureException;
-import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
-import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
 import org.jccl.core.spi.KernelRuntime;
 import org.jccl.core.spi.LaunchOp;
@@ -38,27 +35,15 @@ import org.jspecify.annotations.Nullable;
  * registration), the calling thread polls {@code ncclCommGetAsyncError} until it is no longer in progress.
  */
 public final class NcclDriver implements Driver {
-    /** {@code cudaStreamNonBlocking}. */
-    static final int STREAM_NON_BLOCKING = 1;
-    /** {@code cudaEventDisableTiming}. */
-    static final int EVENT_DISABLE_TIMING = 2;
-    /** {@code cudaMemcpyDefault}: direction inferred from the addresses (unified addressing). */
-    static final int MEMCPY_DEFAULT = 4;
-    /** Reported by {@link #pollEvents} for runtime error 1, which would read as {@link DriverConstants#EVENT_PENDING}. */
-    static final int INVALID_VALUE_STATUS = 0x7fff0001;
-    private static final int CUDA_ATTR_MULTIPROCESSORS = 16;
-    private static final int CUDA_ATTR_COMPUTE_MAJOR = 75;
-    private static final int CUDA_ATTR_COMPUTE_MINOR = 76;
-    private static final int BOUNCE_LIMIT = 1 << 22;
-
     private final NativeLibrary lib;
+    private final GpuRuntime runtime;
     private final ThreadLocal<GroupState> groups = ThreadLocal.withInitial(GroupState::new);
-    private long[] pollHandles = new long[64];
     private volatile @Nullable Boolean allDevicesHaveFp8;
     private volatile @Nullable NcclKernels kernels;
 
     private NcclDriver(NativeLibrary lib) {
         this.lib = lib;
+        this.runtime = new GpuRuntime(lib);
     }
 
     /** Opens the backend's libraries as the settings name them ({@code jccl.nccl.library}, {@code jccl.cuda.runtime}, ...). */
@@ -126,208 +111,71 @@ public final class NcclDriver implements Driver {
         return lib.features;
     }
 
-    // ---- runtime
+    // ---- runtime: answered by the GPU runtime
 
     @Override
     public int deviceCount() {
-        int[] n = new int[1];
-        int code = NativeApi.jn_rt_device_count(lib.ctx, n);
-        // No driver or no device reads as zero devices: the automatic choice then falls back to the host backend.
-        return code == 0 ? n[0] : 0;
+        return runtime.deviceCount();
     }
 
     @Override
     public DeviceInfo deviceInfo(int device) {
-        checkDevice(device);
-        byte[] name = new byte[256];
-        lib.checkRuntime(NativeApi.jn_rt_device_name(lib.ctx, name, name.length, device), "cudaGetDeviceProperties");
-        byte[] bus = new byte[64];
-        lib.checkRuntime(NativeApi.jn_rt_pci_bus_id(lib.ctx, bus, bus.length, device), "cudaDeviceGetPCIBusId");
-        long[] free = new long[1];
-        long[] total = new long[1];
-        onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_mem_info(lib.ctx, free, total), "cudaMemGetInfo"));
-        int major = 0;
-        int minor = 0;
-        int sms = 0;
-        if (lib.kind == BackendKind.NCCL) {
-            // HIP numbers its attributes differently; the HIP backend reports 0 (unknown) rather than guess.
-            major = attribute(CUDA_ATTR_COMPUTE_MAJOR, device);
-            minor = attribute(CUDA_ATTR_COMPUTE_MINOR, device);
-            sms = attribute(CUDA_ATTR_MULTIPROCESSORS, device);
-        }
-        return new DeviceInfo(device, cString(name), total[0], major, minor, sms, cString(bus));
-    }
-
-    private int attribute(int attribute, int device) {
-        int[] v = new int[1];
-        lib.checkRuntime(NativeApi.jn_rt_device_attribute(lib.ctx, v, attribute, device), "cudaDeviceGetAttribute");
-        return v[0];
+        return runtime.deviceInfo(device);
     }
 
     @Override
     public void setDevice(int device) {
-        if (device == DriverConstants.HOST_DEVICE) return;
-        lib.checkRuntime(NativeApi.jn_rt_set_device(lib.ctx, device), "cudaSetDevice");
-    }
-
-    /** Runs {@code body} with {@code device} current, then restores the caller's device. */
-    private void onDevice(int device, Runnable body) {
-        if (device == DriverConstants.HOST_DEVICE) {
-            body.run();
-            return;
-        }
-        int[] previous = new int[1];
-        boolean restore = NativeApi.jn_rt_get_device(lib.ctx, previous) == 0 && previous[0] != device;
-        setDevice(device);
-        try {
-            body.run();
-        } finally {
-            if (restore) NativeApi.jn_rt_set_device(lib.ctx, previous[0]);
-        }
+        runtime.setDevice(device);
     }
 
     @Override
     public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
-        Objects.requireNonNull(kind, "kind");
-        if (bytes <= 0) throw new InvalidArgumentException("allocation size must be positive, not " + bytes);
-        long[] address = new long[1];
-        switch (kind) {
-            case DEVICE -> onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_malloc(lib.ctx, address, bytes), "cudaMalloc"));
-            case PINNED_HOST -> onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_host_alloc(lib.ctx, address, bytes, 0), "cudaHostAlloc"));
-            case COMMUNICATION -> {
-                lib.features.require(Feature.MEM_ALLOC);
-                onDevice(device, () -> lib.check(NativeApi.jn_mem_alloc(lib.ctx, address, bytes), "ncclMemAlloc", 0));
-            }
-        }
-        return new NcclMemory(lib, address[0], bytes, device, kind);
+        return runtime.allocate(device, bytes, kind);
     }
 
     @Override
     public void write(MemoryBlock dst, long offset, ByteBuffer src) {
-        int n = src.remaining();
-        checkRange(dst, offset, n);
-        if (n == 0) return;
-        if (src.isDirect()) {
-            long from = addressOf(src) + src.position();
-            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, dst.address() + offset, from, n, MEMCPY_DEFAULT), "cudaMemcpy");
-            return;
-        }
-        // Heap buffers have no stable address: copy through a direct bounce buffer, in slices.
-        ByteBuffer bounce = ByteBuffer.allocateDirect(Math.min(n, BOUNCE_LIMIT));
-        long bounceAddress = addressOf(bounce);
-        ByteBuffer source = src.duplicate();
-        long at = offset;
-        while (source.hasRemaining()) {
-            int chunk = Math.min(source.remaining(), bounce.capacity());
-            bounce.clear();
-            ByteBuffer slice = source.slice();
-            slice.limit(chunk);
-            bounce.put(slice);
-            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, dst.address() + at, bounceAddress, chunk, MEMCPY_DEFAULT), "cudaMemcpy");
-            source.position(source.position() + chunk);
-            at += chunk;
-        }
+        runtime.write(dst, offset, src);
     }
 
     @Override
     public void read(MemoryBlock src, long offset, ByteBuffer dst) {
-        int n = dst.remaining();
-        checkRange(src, offset, n);
-        if (n == 0) return;
-        if (dst.isDirect()) {
-            long to = addressOf(dst) + dst.position();
-            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, to, src.address() + offset, n, MEMCPY_DEFAULT), "cudaMemcpy");
-            return;
-        }
-        ByteBuffer bounce = ByteBuffer.allocateDirect(Math.min(n, BOUNCE_LIMIT));
-        long bounceAddress = addressOf(bounce);
-        ByteBuffer target = dst.duplicate();
-        long at = offset;
-        while (target.hasRemaining()) {
-            int chunk = Math.min(target.remaining(), bounce.capacity());
-            lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, bounceAddress, src.address() + at, chunk, MEMCPY_DEFAULT), "cudaMemcpy");
-            bounce.clear().limit(chunk);
-            target.put(bounce);
-            at += chunk;
-        }
-    }
-
-    /** The address of a direct buffer's first byte (index 0; callers add the position). */
-    private static long addressOf(ByteBuffer direct) {
-        return new Pointer(direct.duplicate().clear()).address();
-    }
-
-    private static void checkRange(MemoryBlock block, long offset, long bytes) {
-        if (offset < 0 || bytes < 0 || offset + bytes > block.size()) {
-            throw new InvalidArgumentException("range [" + offset + ", " + (offset + bytes) + ") outside a block of " + block.size() + " bytes");
-        }
+        runtime.read(src, offset, dst);
     }
 
     @Override
     public void copyAsync(MemoryBlock dst, long dstOffset, MemoryBlock src, long srcOffset, long bytes, DriverStream stream) {
-        checkRange(dst, dstOffset, bytes);
-        checkRange(src, srcOffset, bytes);
-        lib.checkRuntime(NativeApi.jn_rt_memcpy_async(lib.ctx, dst.address() + dstOffset, src.address() + srcOffset, bytes,
-                MEMCPY_DEFAULT, stream.handle()), "cudaMemcpyAsync");
+        runtime.copyAsync(dst, dstOffset, src, srcOffset, bytes, stream);
     }
 
     @Override
     public void memsetAsync(MemoryBlock dst, long offset, int value, long bytes, DriverStream stream) {
-        checkRange(dst, offset, bytes);
-        lib.checkRuntime(NativeApi.jn_rt_memset_async(lib.ctx, dst.address() + offset, value, bytes, stream.handle()), "cudaMemsetAsync");
+        runtime.memsetAsync(dst, offset, value, bytes, stream);
     }
 
     @Override
     public DriverStream createStream(int device) {
-        long[] handle = new long[1];
-        onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_stream_create(lib.ctx, handle, STREAM_NON_BLOCKING), "cudaStreamCreateWithFlags"));
-        return new NcclStream(lib, device, handle[0], true);
+        return runtime.createStream(device);
     }
 
     @Override
     public DriverStream wrapStream(int device, long handle) {
-        return new NcclStream(lib, device, handle, false);
+        return runtime.wrapStream(device, handle);
     }
 
     @Override
     public DriverEvent createEvent(int device, boolean timing) {
-        long[] handle = new long[1];
-        onDevice(device, () -> lib.checkRuntime(NativeApi.jn_rt_event_create(lib.ctx, handle, timing ? 0 : EVENT_DISABLE_TIMING),
-                "cudaEventCreateWithFlags"));
-        return new NcclEvent(lib, device, handle[0], timing);
+        return runtime.createEvent(device, timing);
     }
 
-    /**
-     * Called by the event thread only: one native crossing for all {@code n} events. One event (one busy stream, the
-     * usual case) is queried without the arrays: passing a Java array to native code copies it in and out each way.
-     */
     @Override
     public void pollEvents(DriverEvent[] events, int n, int[] status) {
-        if (n == 1) {
-            int code = NativeApi.jn_rt_event_query(lib.ctx, events[0].handle());
-            if (code == NativeApi.MISSING) lib.checkRuntime(code, "cudaEventQuery");
-            status[0] = eventStatus(code);
-            return;
-        }
-        if (pollHandles.length < n) pollHandles = new long[Math.max(n, pollHandles.length * 2)];
-        long[] handles = pollHandles;
-        for (int i = 0; i < n; i++) handles[i] = events[i].handle();
-        lib.checkRuntime(NativeApi.jn_rt_event_query_all(lib.ctx, handles, n, status), "cudaEventQuery");
-        for (int i = 0; i < n; i++) status[i] = eventStatus(status[i]);
-    }
-
-    /** A runtime code as {@link #pollEvents} reports it. */
-    static int eventStatus(int runtimeCode) {
-        if (runtimeCode == 0) return DriverConstants.EVENT_DONE;
-        if (runtimeCode == NcclEvent.NOT_READY) return DriverConstants.EVENT_PENDING;
-        return runtimeCode == 1 ? INVALID_VALUE_STATUS : runtimeCode;
+        runtime.pollEvents(events, n, status);
     }
 
     @Override
     public String runtimeErrorString(int code) {
-        int runtimeCode = code == INVALID_VALUE_STATUS ? 1 : code;
-        String s = lib.runtimeErrorString(runtimeCode);
-        return s == null ? "runtime error " + runtimeCode : s;
+        return runtime.runtimeErrorString(code);
     }
 
     // ---- communicators
@@ -346,7 +194,7 @@ public final class NcclDriver implements Driver {
         byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
         long[] comm = new long[1];
         int[] code = new int[1];
-        onDevice(device, () -> code[0] = NativeApi.jn_comm_init_rank_config(lib.ctx, comm, nranks, uniqueId, rank, cfg));
+        runtime.onDevice(device, () -> code[0] = NativeApi.jn_comm_init_rank_config(lib.ctx, comm, nranks, uniqueId, rank, cfg));
         return created(code[0], comm[0], "ncclCommInitRankConfig", config, rank, nranks, device, strings);
     }
 
@@ -363,7 +211,7 @@ public final class NcclDriver implements Driver {
         byte[] cfg = ConfigLayout.encodeOrNull(config, lib.version, lib.features.library(), strings);
         long[] comm = new long[1];
         int[] code = new int[1];
-        onDevice(device, () -> code[0] = NativeApi.jn_comm_init_rank_scalable(lib.ctx, comm, nranks, rank, uniqueIds.size(), ids, cfg));
+        runtime.onDevice(device, () -> code[0] = NativeApi.jn_comm_init_rank_scalable(lib.ctx, comm, nranks, rank, uniqueIds.size(), ids, cfg));
         return created(code[0], comm[0], "ncclCommInitRankScalable", config, rank, nranks, device, strings);
     }
 
@@ -442,9 +290,7 @@ public final class NcclDriver implements Driver {
         switch (kind) {
             case GATHER -> lib.features.require(Feature.GATHER);
             case SCATTER -> lib.features.require(Feature.SCATTER);
-            case ALL_TO_ALL -> {
-                lib.features.require(Feature.ALL_TO_ALL);
-            }
+            case ALL_TO_ALL -> lib.features.require(Feature.ALL_TO_ALL);
             case ALL_TO_ALL_V -> lib.features.require(Feature.ALL_TO_ALL_V);
             case ALL_REDUCE_WITH_BIAS -> lib.features.require(Feature.ALL_REDUCE_WITH_BIAS);
             default -> {
@@ -452,6 +298,7 @@ public final class NcclDriver implements Driver {
         }
     }
 
+    /** Enqueues a validated operation: its feature was checked by {@link #checkSupported} before it was issued. */
     @Override
     public void launch(DriverComm driverComm, LaunchOp op, DriverStream stream) {
         NcclComm comm = (NcclComm) driverComm;
@@ -468,26 +315,15 @@ public final class NcclDriver implements Driver {
             case REDUCE -> NativeApi.jn_reduce(lib.ctx, send, recv, count, type, red, op.peer(), c, s);
             case ALL_GATHER -> NativeApi.jn_all_gather(lib.ctx, send, recv, count, type, c, s);
             case REDUCE_SCATTER -> NativeApi.jn_reduce_scatter(lib.ctx, send, recv, count, type, red, c, s);
-            case GATHER -> {
-                lib.features.require(Feature.GATHER);
-                yield NativeApi.jn_gather(lib.ctx, send, recv, count, type, op.peer(), c, s);
-            }
-            case SCATTER -> {
-                lib.features.require(Feature.SCATTER);
-                yield NativeApi.jn_scatter(lib.ctx, send, recv, count, type, op.peer(), c, s);
-            }
-            case ALL_TO_ALL -> {
-                lib.features.require(Feature.ALL_TO_ALL);
-                yield NativeApi.jn_all_to_all(lib.ctx, send, recv, count, type, c, s);
-            }
+            case GATHER -> NativeApi.jn_gather(lib.ctx, send, recv, count, type, op.peer(), c, s);
+            case SCATTER -> NativeApi.jn_scatter(lib.ctx, send, recv, count, type, op.peer(), c, s);
+            case ALL_TO_ALL -> NativeApi.jn_all_to_all(lib.ctx, send, recv, count, type, c, s);
             case ALL_TO_ALL_V -> {
-                lib.features.require(Feature.ALL_TO_ALL_V);
                 LaunchOp.VarCounts v = Objects.requireNonNull(op.counts(), "allToAllv counts");
                 yield NativeApi.jn_all_to_allv(lib.ctx, send, v.sendCounts(), v.sendDisplacements(), recv, v.recvCounts(),
                         v.recvDisplacements(), type, c, s);
             }
             case ALL_REDUCE_WITH_BIAS -> {
-                lib.features.require(Feature.ALL_REDUCE_WITH_BIAS);
                 long bias = Objects.requireNonNull(op.bias(), "bias").address();
                 yield NativeApi.jn_all_reduce_with_bias(lib.ctx, send, recv, count, type, red, c, s, bias);
             }
@@ -546,7 +382,7 @@ public final class NcclDriver implements Driver {
         Boolean known = allDevicesHaveFp8;
         if (known != null) return known;
         boolean all = true;
-        for (int d = 0; d < deviceCount(); d++) all &= attribute(CUDA_ATTR_COMPUTE_MAJOR, d) >= 9;
+        for (int d = 0; d < deviceCount(); d++) all &= runtime.attribute(GpuRuntime.CUDA_ATTR_COMPUTE_MAJOR, d) >= 9;
         allDevicesHaveFp8 = all;
         return all;
     }
@@ -554,17 +390,6 @@ public final class NcclDriver implements Driver {
     @Override
     public @Nullable String resultString(int code) {
         return lib.resultString(code);
-    }
-
-    private void checkDevice(int device) {
-        int n = deviceCount();
-        if (device < 0 || device >= n) throw new InvalidArgumentException("device " + device + " out of range (" + n + " device(s))");
-    }
-
-    private static String cString(byte[] bytes) {
-        int n = 0;
-        while (n < bytes.length && bytes[n] != 0) n++;
-        return new String(bytes, 0, n, StandardCharsets.UTF_8);
     }
 
     /** The current thread's group nesting and the non-blocking communicators launched in it. */

@@ -25,6 +25,6 @@ public interface DevCommHandle {
 
     int ginCounterCount();
 
-    /** Frees the native memory; after {@link DriverComm#devCommDestroy}, or when creation failed. */
+    /** Frees the native memory; after {@link DeviceCommSupport#devCommDestroy}, or when creation failed. */
     void free();
 }

@@ -120,73 +120,11 @@ public interface DriverComm {
     }
 
     /**
-     * {@code ncclCommWindowRegister}, collective: registers {@code bytes} of {@code block} from {@code offset} as a
-     * window with {@code flags} ({@code DriverConstants.WIN_*}); returns the window's handle ({@code ncclWindow_t}).
-     * Callers have checked the range, the alignment and the flags against {@link #oneSidedLimits()}.
-     *
-     * @throws UnsupportedFeatureException if the library or this communicator has no windows
+     * This communicator as {@code type}, a capability the driver may offer for modules ({@link OneSidedComm},
+     * {@link DeviceCommSupport}), or null where it does not.
      */
-    default long windowRegister(MemoryBlock block, long offset, long bytes, int flags) {
-        throw unsupported("ncclCommWindowRegister");
-    }
-
-    /** {@code ncclCommWindowDeregister}, collective; no operation referencing the window may still be pending. */
-    default void windowDeregister(long window) {
-        throw unsupported("ncclCommWindowDeregister");
-    }
-
-    /** {@code ncclWinGetUserPtr}: the address the window was registered at. */
-    default long windowUserPointer(long window) {
-        throw unsupported("ncclWinGetUserPtr");
-    }
-
-    /** What this communicator accepts for windows and one-sided operations. */
-    default OneSidedLimits oneSidedLimits() {
-        throw unsupported("ncclCommWindowRegister");
-    }
-
-    /**
-     * {@code ncclPutSignal} on {@code stream}: writes {@code count} elements from {@code source} into {@code peer}'s
-     * part of {@code window} at {@code peerOffset} bytes, then signals ({@code signalIndex}, {@code context}) there.
-     * Called from the launch thread, possibly inside a group; arguments are checked by the caller.
-     */
-    default void putSignal(MemoryRef source, long count, DataType type, int peer, long window, long peerOffset,
-                           int signalIndex, int context, DriverStream stream) {
-        throw unsupported("ncclPutSignal");
-    }
-
-    /** {@code ncclSignal} on {@code stream}: a signal to {@code peer} without data. */
-    default void signal(int peer, int signalIndex, int context, DriverStream stream) {
-        throw unsupported("ncclSignal");
-    }
-
-    /** {@code ncclWaitSignal} on {@code stream}: the stream waits until every descriptor's signals have arrived. */
-    default void waitSignal(WaitDescriptor[] waits, DriverStream stream) {
-        throw unsupported("ncclWaitSignal");
-    }
-
-    /**
-     * {@code ncclCommQueryProperties} (NCCL 2.29+): what the communicator supports.
-     *
-     * @throws UnsupportedFeatureException if the library lacks it
-     */
-    default CommProperties queryProperties() {
-        throw unsupported("ncclCommQueryProperties");
-    }
-
-    /**
-     * {@code ncclDevCommCreate}, collective: a device communicator meeting {@code requirements}. Inside a group its
-     * fields are written at the group's end, so the handle is read only after the issuing work completed.
-     *
-     * @throws UnsupportedFeatureException if the library lacks it, or lacks a requirement that is set
-     */
-    default DevCommHandle devCommCreate(DevCommRequirements requirements) {
-        throw unsupported("ncclDevCommCreate");
-    }
-
-    /** {@code ncclDevCommDestroy}, collective; no kernel using it may still run. Does not free the handle. */
-    default void devCommDestroy(DevCommHandle devComm) {
-        throw unsupported("ncclDevCommDestroy");
+    default <T> @Nullable T capability(Class<T> type) {
+        return type.isInstance(this) ? type.cast(this) : null;
     }
 
     private UnsupportedFeatureException unsupported(String function) {

@@ -58,7 +58,7 @@ public final class ChaosRankMain {
             int n = rdzv.worldSize();
             UniqueId id = rdzv.shareUniqueIdNow("chaos-id", host::newUniqueId);
             Communicator comm = host.initRank(id, n, rank, -1).get(WAIT_SECONDS, TimeUnit.SECONDS);
-            listenForFaults((NetworkClique) ((HostComm) comm.spi().driverComm()).transport(), rank, n);
+            listenForFaults((NetworkClique) ((HostComm) org.jccl.core.Modules.context(comm).driverComm()).transport(), rank, n);
             System.out.println("running");
             boolean failed;
             try {

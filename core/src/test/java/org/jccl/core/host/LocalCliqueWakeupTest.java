@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.DataType;
 import org.jccl.core.OpKind;
-import org.jccl.core.spi.Backoff;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.spi.MemoryRef;
+import org.jccl.core.thread.Backoff;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

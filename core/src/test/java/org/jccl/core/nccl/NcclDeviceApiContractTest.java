@@ -81,7 +81,7 @@ class NcclDeviceApiContractTest {
     void nccl229RequirementsCarryTheVersionedHeader() {
         DriverComm c = comm(v229);
         v229.ncclCalls();
-        DevCommHandle h = c.devCommCreate(new DevCommRequirements(false, 2, 4, 0, 0, 0, false, 4, 3, 5, 1, true, 7));
+        DevCommHandle h = dev(c).devCommCreate(new DevCommRequirements(false, 2, 4, 0, 0, 0, false, 4, 3, 5, 1, true, 7));
         ByteBuffer r = loggedRequirements(v229);
         assertEquals(88, r.capacity());
         assertEquals(88L, r.getLong(0));
@@ -102,7 +102,7 @@ class NcclDeviceApiContractTest {
         assertEquals(3, h.ginSignalCount());
         assertEquals(5, h.ginCounterCount());
         assertEquals(224, h.bytes().length);
-        c.devCommDestroy(h);
+        dev(c).devCommDestroy(h);
         assertEquals("1", field(single(v229.ncclCalls(), "ncclDevCommDestroy"), "rank"), "destroy gets the created structure");
         h.free();
     }
@@ -111,7 +111,7 @@ class NcclDeviceApiContractTest {
     void nccl228RequirementsHaveNoHeaderAndRefuseNewerFields() {
         DriverComm c = comm(v228);
         v228.ncclCalls();
-        DevCommHandle h = c.devCommCreate(LSA_ONLY);
+        DevCommHandle h = dev(c).devCommCreate(LSA_ONLY);
         ByteBuffer r = loggedRequirements(v228);
         assertEquals(56, r.capacity());
         assertEquals(0L, r.getLong(0), "no resource requirement list");
@@ -121,7 +121,7 @@ class NcclDeviceApiContractTest {
         assertEquals(200, h.bytes().length);
         h.free();
         assertThrows(UnsupportedFeatureException.class,
-                () -> c.devCommCreate(new DevCommRequirements(false, 0, 4, 0, 0, 0, false, 4, 0, 0, 1, false, 0)));
+                () -> dev(c).devCommCreate(new DevCommRequirements(false, 0, 4, 0, 0, 0, false, 4, 0, 0, 1, false, 0)));
         assertFalse(v228.ncclCalls().stream().anyMatch(l -> l.startsWith("ncclDevCommCreate")), "refused before the call");
     }
 
@@ -129,18 +129,18 @@ class NcclDeviceApiContractTest {
     void aFailedCreationIsTyped() {
         DriverComm c = comm(v229);
         assertThrows(InternalErrorException.class,
-                () -> c.devCommCreate(new DevCommRequirements(false, 0, 1003, 0, 0, 0, false, 4, 0, 0, 0, false, 0)));
+                () -> dev(c).devCommCreate(new DevCommRequirements(false, 0, 1003, 0, 0, 0, false, 4, 0, 0, 0, false, 0)));
     }
 
     @Test
     void propertiesFrom229AndNotBefore() {
         DriverComm c = comm(v229);
         v229.ncclCalls();
-        assertEquals(new CommProperties(1, 2, 0, 0, true, false, 0, 1, true, 0), c.queryProperties());
+        assertEquals(new CommProperties(1, 2, 0, 0, true, false, 0, 1, true, 0), dev(c).queryProperties());
         String line = single(v229.ncclCalls(), "ncclCommQueryProperties");
         assertEquals("56", field(line, "size"));
         assertEquals("cafebeef", field(line, "magic"));
-        assertThrows(UnsupportedFeatureException.class, () -> comm(v228).queryProperties());
+        assertThrows(UnsupportedFeatureException.class, () -> dev(comm(v228)).queryProperties());
     }
 
     @Test
@@ -239,5 +239,9 @@ class NcclDeviceApiContractTest {
         assertNull(code.ptx(), "hipRTC makes a code object, no PTX");
         assertEquals("kernel fill 8\n\0", new String(code.cubin(), StandardCharsets.UTF_8));
         assertTrue(Files.readAllLines(Path.of(hiprtc + ".log")).contains("hiprtcCompileProgram options=-std=c++17"));
+    }
+
+    static org.jccl.core.spi.DeviceCommSupport dev(DriverComm c) {
+        return java.util.Objects.requireNonNull(c.capability(org.jccl.core.spi.DeviceCommSupport.class));
     }
 }

@@ -17,9 +17,9 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
-import org.jccl.core.spi.Feature;
 import org.jccl.core.Buffer;
 import org.jccl.core.CommConfig;
+import org.jccl.core.CommMemoryStats;
 import org.jccl.core.DataType;
 import org.jccl.core.DeviceInfo;
 import org.jccl.core.Operation;
@@ -31,11 +31,11 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.RemoteErrorException;
 import org.jccl.core.error.SystemErrorException;
-import org.jccl.core.CommMemoryStats;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
 import org.junit.jupiter.api.AfterAll;
@@ -472,11 +472,11 @@ class NcclDriverContractTest {
 
     @Test
     void runtimeErrorOneIsNotMistakenForPending() {
-        assertEquals(DriverConstants.EVENT_DONE, NcclDriver.eventStatus(0));
-        assertEquals(DriverConstants.EVENT_PENDING, NcclDriver.eventStatus(600));
-        assertEquals(NcclDriver.INVALID_VALUE_STATUS, NcclDriver.eventStatus(1));
-        assertEquals("stub cuda error 1", driver.runtimeErrorString(NcclDriver.INVALID_VALUE_STATUS));
-        assertEquals(719, NcclDriver.eventStatus(719));
+        assertEquals(DriverConstants.EVENT_DONE, GpuRuntime.eventStatus(0));
+        assertEquals(DriverConstants.EVENT_PENDING, GpuRuntime.eventStatus(600));
+        assertEquals(GpuRuntime.INVALID_VALUE_STATUS, GpuRuntime.eventStatus(1));
+        assertEquals("stub cuda error 1", driver.runtimeErrorString(GpuRuntime.INVALID_VALUE_STATUS));
+        assertEquals(719, GpuRuntime.eventStatus(719));
     }
 
     @Test

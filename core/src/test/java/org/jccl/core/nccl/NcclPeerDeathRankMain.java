@@ -35,7 +35,7 @@ public final class NcclPeerDeathRankMain {
         c.allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM).get(60, TimeUnit.SECONDS);
         rdzv.barrierNow("formed");
         if (rank == 1) Runtime.getRuntime().halt(0); // gone without a word, like kill -9
-        try (PeerWatch watch = PeerWatch.abortOnDeath(rdzv.client(), c)) {
+        try (PeerWatch ignored = PeerWatch.abortOnDeath(rdzv.client(), c)) { // watches while the block runs
             long start = System.nanoTime();
             Work orphan = c.allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM);
             try {

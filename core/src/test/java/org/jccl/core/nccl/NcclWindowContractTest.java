@@ -80,19 +80,19 @@ class NcclWindowContractTest {
     @Test
     void registerPassesTheRangeAndFlagsAndDeregisterTheWindow() {
         assertTrue(driver.features().has(Feature.PUT_SIGNAL));
-        long window = comm.windowRegister(memory, 4096, 2 * 4096, BOTH_FLAGS);
+        long window = rma(comm).windowRegister(memory, 4096, 2 * 4096, BOTH_FLAGS);
         assertNotEquals(0L, window);
         assertEquals(List.of("ncclCommWindowRegister comm=" + pointer(((NcclComm) comm).handle()) + " buffer="
                 + pointer(memory.address() + 4096) + " bytes=8192 flags=3"), stubs.ncclCalls());
 
-        assertEquals(memory.address() + 4096, comm.windowUserPointer(window));
+        assertEquals(memory.address() + 4096, rma(comm).windowUserPointer(window));
         assertEquals(pointer(window), field(single(stubs.ncclCalls(), "ncclWinGetUserPtr"), "window"));
 
-        comm.windowDeregister(window);
+        rma(comm).windowDeregister(window);
         assertEquals(List.of("ncclCommWindowDeregister comm=" + pointer(((NcclComm) comm).handle()) + " window=" + pointer(window)),
                 stubs.ncclCalls());
 
-        assertThrows(InvalidArgumentException.class, () -> comm.windowRegister(memory, 4096, 4 * 4096, 0));
+        assertThrows(InvalidArgumentException.class, () -> rma(comm).windowRegister(memory, 4096, 4 * 4096, 0));
         assertTrue(stubs.ncclCalls().isEmpty(), "a range outside the block reaches nothing");
     }
 
@@ -101,7 +101,7 @@ class NcclWindowContractTest {
         MemoryBlock large = driver.allocate(0, NO_SYMMETRIC_BYTES, MemoryKind.COMMUNICATION);
         try {
             UnsupportedFeatureException e = assertThrows(UnsupportedFeatureException.class,
-                    () -> comm.windowRegister(large, 0, NO_SYMMETRIC_BYTES, DriverConstants.WIN_COLL_SYMMETRIC));
+                    () -> rma(comm).windowRegister(large, 0, NO_SYMMETRIC_BYTES, DriverConstants.WIN_COLL_SYMMETRIC));
             assertEquals("ncclCommWindowRegister", e.function());
             assertTrue(e.getMessage().contains("no symmetric-memory support"), e.getMessage());
             assertTrue(e.getMessage().contains("NCCL 2.29.7"), e.getMessage());
@@ -113,17 +113,18 @@ class NcclWindowContractTest {
 
     @Test
     void failedRegistrationsBecomeTypedExceptions() {
-        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> comm.windowRegister(memory, 0, 1004, 1));
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> rma(comm).windowRegister(memory, 0, 1004, 1));
         assertEquals(4, e.resultCode());
         assertEquals("stub error string 4", e.libraryMessage());
         assertEquals("stub last error", e.lastError());
         assertTrue(e.getMessage().contains("ncclCommWindowRegister"), e.getMessage());
-        assertEquals(6, assertThrows(RemoteErrorException.class, () -> comm.windowRegister(memory, 0, 1006, 1)).resultCode());
+        assertEquals(6, assertThrows(RemoteErrorException.class, () -> rma(comm).windowRegister(memory, 0, 1006, 1)).resultCode());
     }
 
     @Test
     void nonBlockingRegistrationWaitsForTheWindowNcclWritesLater() {
-        DriverComm nb = nonBlockingComm();
+        DriverComm nbComm = nonBlockingComm();
+        org.jccl.core.spi.OneSidedComm nb = rma(nbComm);
         long window = nb.windowRegister(memory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
         List<String> calls = stubs.ncclCalls();
         assertEquals(List.of("pending=2", "pending=1", "pending=0"),
@@ -141,35 +142,35 @@ class NcclWindowContractTest {
             driver.groupEnd();
         }
         assertTrue(stubs.ncclCalls().stream().noneMatch(l -> l.startsWith("ncclCommWindowRegister")), "refused inside a group");
-        nb.destroy();
+        nbComm.destroy();
     }
 
     @Test
     void oneSidedCallsPassEveryArgumentInOrder() {
-        long window = comm.windowRegister(memory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
+        long window = rma(comm).windowRegister(memory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
         stubs.ncclCalls();
         // Signal indices and contexts other than 0 are rejected by callers (oneSidedLimits), not by the driver: distinct
         // values show that none is swapped.
-        comm.putSignal(new MemoryRef(memory, 64), 16, DataType.FLOAT32, 1, window, 256, 2, 3, stream);
+        rma(comm).putSignal(new MemoryRef(memory, 64), 16, DataType.FLOAT32, 1, window, 256, 2, 3, stream);
         assertEquals(List.of("ncclPutSignal send=" + pointer(memory.address() + 64) + " count=16 type=7 peer=1 window="
                 + pointer(window) + " offset=256 sigIdx=2 ctx=3 flags=0" + tail(comm)), stubs.ncclCalls());
-        comm.signal(1, 4, 5, stream);
+        rma(comm).signal(1, 4, 5, stream);
         assertEquals(List.of("ncclSignal peer=1 sigIdx=4 ctx=5 flags=0" + tail(comm)), stubs.ncclCalls());
-        comm.waitSignal(new WaitDescriptor[] {new WaitDescriptor(1, 0, 0, 0), new WaitDescriptor(3, 1, 0, 0),
+        rma(comm).waitSignal(new WaitDescriptor[] {new WaitDescriptor(1, 0, 0, 0), new WaitDescriptor(3, 1, 0, 0),
                 new WaitDescriptor(2, 1, 7, 9)}, stream);
         assertEquals(List.of("ncclWaitSignal nDesc=3 descs=1/0/0/0,3/1/0/0,2/1/7/9" + tail(comm)), stubs.ncclCalls());
-        comm.windowDeregister(window);
+        rma(comm).windowDeregister(window);
     }
 
     @Test
     void failedOneSidedCallsBecomeTypedExceptions() {
-        long window = comm.windowRegister(memory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
+        long window = rma(comm).windowRegister(memory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
         assertFailure("ncclPutSignal", 4, InvalidArgumentException.class,
-                () -> comm.putSignal(new MemoryRef(memory, 0), 1004, DataType.INT8, 1, window, 0, 0, 0, stream));
-        assertFailure("ncclSignal", 6, RemoteErrorException.class, () -> comm.signal(1006, 0, 0, stream));
+                () -> rma(comm).putSignal(new MemoryRef(memory, 0), 1004, DataType.INT8, 1, window, 0, 0, 0, stream));
+        assertFailure("ncclSignal", 6, RemoteErrorException.class, () -> rma(comm).signal(1006, 0, 0, stream));
         assertFailure("ncclWaitSignal", 2, SystemErrorException.class,
-                () -> comm.waitSignal(new WaitDescriptor[] {new WaitDescriptor(1002, 1, 0, 0)}, stream));
-        comm.windowDeregister(window);
+                () -> rma(comm).waitSignal(new WaitDescriptor[] {new WaitDescriptor(1002, 1, 0, 0)}, stream));
+        rma(comm).windowDeregister(window);
     }
 
     private static void assertFailure(String function, int code, Class<? extends JcclException> type, Executable call) {
@@ -182,7 +183,8 @@ class NcclWindowContractTest {
 
     @Test
     void oneSidedCallsOnANonBlockingCommunicatorAreHandledLikeOperations() {
-        DriverComm nb = nonBlockingComm();
+        DriverComm nbComm = nonBlockingComm();
+        org.jccl.core.spi.OneSidedComm nb = rma(nbComm);
         long window = nb.windowRegister(memory, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
         stubs.ncclCalls();
 
@@ -198,7 +200,7 @@ class NcclWindowContractTest {
         assertEquals(3, stubs.ncclCalls().stream().filter(l -> l.startsWith("ncclCommGetAsyncError")).count(),
                 "groupEnd polls the communicator the one-sided calls joined");
         nb.windowDeregister(window);
-        nb.destroy();
+        nbComm.destroy();
     }
 
     private static DriverComm nonBlockingComm() {
@@ -210,9 +212,9 @@ class NcclWindowContractTest {
 
     @Test
     void limitsFollowTheLoadedVersion() {
-        OneSidedLimits latest = comm.oneSidedLimits();
+        OneSidedLimits latest = rma(comm).oneSidedLimits();
         assertEquals(new OneSidedLimits(1, 1, true, BOTH_FLAGS, 4096, true), latest);
-        assertEquals(latest, comm.oneSidedLimits());
+        assertEquals(latest, rma(comm).oneSidedLimits());
 
         OneSidedLimits first = limitsOf(22902);
         assertEquals(new OneSidedLimits(1, 1, true, DriverConstants.WIN_COLL_SYMMETRIC, 4096, true), first,
@@ -223,7 +225,7 @@ class NcclWindowContractTest {
         StubLibraries older = stubsOf(version);
         DriverComm c = older.open().initRank(2, new byte[128], 0, 0, CommConfig.DEFAULT);
         try {
-            return c.oneSidedLimits();
+            return rma(c).oneSidedLimits();
         } finally {
             c.destroy();
         }
@@ -245,15 +247,15 @@ class NcclWindowContractTest {
         DriverStream s = d.createStream(0);
         DriverComm c = d.initRank(2, d.newUniqueId(), 0, 0, CommConfig.DEFAULT);
         MemoryBlock block = d.allocate(0, 4096, MemoryKind.COMMUNICATION);
-        assertEquals(DriverConstants.WIN_COLL_SYMMETRIC, c.oneSidedLimits().windowFlags());
-        long window = c.windowRegister(block, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
+        assertEquals(DriverConstants.WIN_COLL_SYMMETRIC, rma(c).oneSidedLimits().windowFlags());
+        long window = rma(c).windowRegister(block, 0, 4096, DriverConstants.WIN_COLL_SYMMETRIC);
         older.ncclCalls();
 
-        expectMissing(older, "ncclWinGetUserPtr", () -> c.windowUserPointer(window));
-        expectMissing(older, "ncclPutSignal", () -> c.putSignal(new MemoryRef(block, 0), 1, DataType.INT8, 1, window, 0, 0, 0, s));
-        expectMissing(older, "ncclSignal", () -> c.signal(1, 0, 0, s));
-        expectMissing(older, "ncclWaitSignal", () -> c.waitSignal(new WaitDescriptor[] {new WaitDescriptor(1, 1, 0, 0)}, s));
-        c.windowDeregister(window);
+        expectMissing(older, "ncclWinGetUserPtr", () -> rma(c).windowUserPointer(window));
+        expectMissing(older, "ncclPutSignal", () -> rma(c).putSignal(new MemoryRef(block, 0), 1, DataType.INT8, 1, window, 0, 0, 0, s));
+        expectMissing(older, "ncclSignal", () -> rma(c).signal(1, 0, 0, s));
+        expectMissing(older, "ncclWaitSignal", () -> rma(c).waitSignal(new WaitDescriptor[] {new WaitDescriptor(1, 1, 0, 0)}, s));
+        rma(c).windowDeregister(window);
         block.release();
         c.destroy();
         s.destroy();
@@ -266,5 +268,9 @@ class NcclWindowContractTest {
         assertTrue(e.getMessage().contains("NCCL 2.28.9"), e.getMessage());
         assertTrue(e.getMessage().contains("NCCL 2.29.2"), e.getMessage());
         assertTrue(older.ncclCalls().stream().noneMatch(l -> l.startsWith(function)), "nothing called");
+    }
+
+    static org.jccl.core.spi.OneSidedComm rma(DriverComm c) {
+        return java.util.Objects.requireNonNull(c.capability(org.jccl.core.spi.OneSidedComm.class));
     }
 }

@@ -1,5 +1,6 @@
 package org.jccl.device.reactive;
 
+import java.time.Duration;
 import java.util.List;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
@@ -11,7 +12,7 @@ import org.jccl.device.Kernel;
 import org.jccl.device.KernelArgs;
 import org.jccl.device.LaunchConfig;
 import org.jccl.reactive.ReactiveCommunicator;
-import org.jccl.reactive.ReactiveExtension;
+import org.jccl.reactive.ReactiveModules;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,30 +41,35 @@ public final class ReactiveDeviceApi {
 
     /** {@link DeviceApi#properties()}. */
     public Mono<DeviceProperties> properties() {
-        return ReactiveExtension.mono(shape, core::properties);
+        return ReactiveModules.mono(shape, core::properties);
     }
 
     /** {@link DeviceApi#create} at subscription; collective. */
     public Mono<DeviceComm> create(DeviceCommRequirements requirements) {
-        return ReactiveExtension.mono(shape, () -> core.create(requirements), DeviceComm::close);
+        return ReactiveModules.mono(shape, () -> core.create(requirements), DeviceComm::close);
     }
 
     /** {@link DeviceApi#createAll}: several communicators of this process in one group, at subscription. */
     public static Mono<List<DeviceComm>> createAll(List<ReactiveCommunicator> communicators, DeviceCommRequirements requirements) {
         Errors.requireArgument(communicators, "communicators");
         if (communicators.isEmpty()) return Mono.error(new InvalidArgumentException("createAll needs at least one communicator"));
-        return ReactiveExtension.mono(communicators.get(0), () -> DeviceApi.createAll(
+        return ReactiveModules.mono(communicators.get(0), () -> DeviceApi.createAll(
                 communicators.stream().map(ReactiveCommunicator::communicator).toList(), requirements),
                 list -> list.forEach(DeviceComm::close));
     }
 
     /** {@link DeviceComm#closeAsync()} at subscription: destroyed after the kernels issued before. */
     public Mono<Void> close(DeviceComm deviceComm) {
-        return ReactiveExtension.mono(shape, () -> Errors.requireArgument(deviceComm, "deviceComm").closeAsync());
+        return ReactiveModules.mono(shape, () -> Errors.requireArgument(deviceComm, "deviceComm").closeAsync());
     }
 
     /** {@link DeviceApi#launch} at subscription, with the shape's timeout. */
     public Mono<Void> launch(Kernel kernel, LaunchConfig config, KernelArgs args) {
-        return ReactiveExtension.mono(shape, () -> core.launch(kernel, config, args, ReactiveExtension.timeout(shape)));
+        return ReactiveModules.mono(shape, () -> core.launch(kernel, config, args, ReactiveModules.timeout(shape)));
+    }
+
+    /** {@link DeviceApi#launch(Kernel, LaunchConfig, KernelArgs, Duration)} at subscription: its own timeout (zero: none). */
+    public Mono<Void> launch(Kernel kernel, LaunchConfig config, KernelArgs args, Duration timeout) {
+        return ReactiveModules.mono(shape, () -> core.launch(kernel, config, args, timeout));
     }
 }

@@ -1,5 +1,6 @@
 package org.jccl.device.kotlin
 
+import java.time.Duration
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
 import org.jccl.device.DeviceApi
@@ -38,10 +39,26 @@ class CoroutineDeviceApi(
     suspend fun launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs) {
         reactive.launch(kernel, config, args).awaitSingleOrNull()
     }
+
+    /** [DeviceApi.launch] with its own [timeout] (zero: none). */
+    suspend fun launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs, timeout: Duration) {
+        reactive.launch(kernel, config, args, timeout).awaitSingleOrNull()
+    }
+
+    companion object {
+        /** [DeviceApi.of]: the device API of [communicator]; also `communicator.deviceApi()`. */
+        @JvmStatic
+        fun of(communicator: CoroutineCommunicator): CoroutineDeviceApi = CoroutineDeviceApi(ReactiveDeviceApi.of(communicator.reactive))
+
+        /** [DeviceApi.createAll]: device communicators on several communicators of this process, in one group. */
+        @JvmStatic
+        suspend fun createAll(communicators: List<CoroutineCommunicator>, requirements: DeviceCommRequirements): List<DeviceComm> =
+            ReactiveDeviceApi.createAll(communicators.map { it.reactive }, requirements).awaitSingle()
+    }
 }
 
 /** The device API of this communicator, as suspend functions. */
-fun CoroutineCommunicator.deviceApi(): CoroutineDeviceApi = CoroutineDeviceApi(ReactiveDeviceApi.of(reactive))
+fun CoroutineCommunicator.deviceApi(): CoroutineDeviceApi = CoroutineDeviceApi.of(this)
 
 /** Builds [DeviceCommRequirements]: `deviceCommRequirements { lsaBarrierCount(4) }`. */
 fun deviceCommRequirements(block: DeviceCommRequirements.Builder.() -> Unit): DeviceCommRequirements =

@@ -18,7 +18,6 @@ import org.jccl.core.spi.Feature;
 import org.jccl.reactive.ReactiveCommunicator;
 import org.jccl.rma.channel.BlockChannel;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**

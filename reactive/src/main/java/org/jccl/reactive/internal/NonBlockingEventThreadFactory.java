@@ -1,7 +1,7 @@
 package org.jccl.reactive.internal;
 
 import java.util.Objects;
-import org.jccl.core.spi.EventThreadFactory;
+import org.jccl.core.thread.EventThreadFactory;
 
 /**
  * Makes core's event thread a Reactor {@link reactor.core.scheduler.NonBlocking} thread. Core finds this factory

@@ -4,7 +4,7 @@ import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
 import org.jccl.core.Group
 import org.jccl.core.Operation
-import org.jccl.core.spi.StreamOperation
+import org.jccl.core.module.StreamOperation
 import org.jccl.reactive.ReactiveGroup
 
 /**

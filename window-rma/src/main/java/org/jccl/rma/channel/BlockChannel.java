@@ -7,7 +7,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.reactive.ReactiveCommunicator;
-import org.jccl.reactive.ReactiveExtension;
+import org.jccl.reactive.ReactiveModules;
 import org.jccl.rma.OneSided;
 import org.jccl.rma.Window;
 import org.jccl.rma.WindowFlag;
@@ -63,7 +63,7 @@ public final class BlockChannel {
     public static Mono<BlockChannel> open(ReactiveCommunicator communicator, int producer, int consumer, int slots,
                                           long blockBytes) {
         Errors.requireArgument(communicator, "communicator");
-        return ReactiveExtension.mono(communicator,
+        return ReactiveModules.mono(communicator,
                 () -> openAsync(communicator, producer, consumer, slots, blockBytes), BlockChannel::closeAsync);
     }
 
@@ -193,7 +193,7 @@ public final class BlockChannel {
      * Idempotent.
      */
     public Mono<Void> close() {
-        return ReactiveExtension.mono(shape, this::closeAsync);
+        return ReactiveModules.mono(shape, this::closeAsync);
     }
 
     private CompletableFuture<Void> closeAsync() {

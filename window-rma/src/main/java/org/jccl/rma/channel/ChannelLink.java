@@ -7,10 +7,11 @@ import java.util.Arrays;
 import java.util.List;
 import org.jccl.core.Buffer;
 import org.jccl.core.DataType;
+import org.jccl.core.Modules;
 import org.jccl.core.Work;
-import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.MemoryRef;
-import org.jccl.core.spi.StreamOperation;
 import org.jccl.rma.OneSided;
 import org.jccl.rma.SignalWait;
 import org.jccl.rma.Window;
@@ -26,7 +27,7 @@ final class ChannelLink {
     final Window window;
     /** Pinned host memory in two areas of one 64-byte record per slot: headers, and closing records read back. */
     final Buffer pinned;
-    private final CommunicatorSpi spi;
+    private final ModuleContext context;
     private final MemoryRef windowRef;
     private final MemoryRef pinnedRef;
 
@@ -35,9 +36,9 @@ final class ChannelLink {
         this.rma = rma;
         this.window = window;
         this.pinned = pinned;
-        this.spi = rma.communicator().spi();
-        this.windowRef = spi.memory(window.buffer());
-        this.pinnedRef = spi.memory(pinned);
+        this.context = Modules.context(rma.communicator());
+        this.windowRef = context.memory(window.buffer());
+        this.pinnedRef = context.memory(pinned);
     }
 
     static final int HEADERS = 0;
@@ -53,14 +54,14 @@ final class ChannelLink {
     /** Copies {@code bytes} from pinned record {@code index} of {@code area} into the window at {@code windowOffset}. */
     StreamOperation toWindow(int area, long index, long windowOffset, long bytes) {
         long from = pinned(area, index);
-        return new StreamOperation("stage(" + bytes + " bytes)", List.of(), stream -> spi.driver().copyAsync(
+        return new StreamOperation("stage(" + bytes + " bytes)", List.of(), stream -> context.driver().copyAsync(
                 windowRef.block(), windowRef.offset() + windowOffset, pinnedRef.block(), from, bytes, stream));
     }
 
     /** Copies {@code bytes} of the window at {@code windowOffset} into pinned record {@code index} of {@code area}. */
     StreamOperation fromWindow(long windowOffset, int area, long index, long bytes) {
         long to = pinned(area, index);
-        return new StreamOperation("read(" + bytes + " bytes)", List.of(), stream -> spi.driver().copyAsync(
+        return new StreamOperation("read(" + bytes + " bytes)", List.of(), stream -> context.driver().copyAsync(
                 pinnedRef.block(), to, windowRef.block(), windowRef.offset() + windowOffset, bytes, stream));
     }
 
@@ -74,11 +75,11 @@ final class ChannelLink {
 
     /** Copies a producer's block into its slot's data, after the header. */
     StreamOperation copyIn(Buffer block, long sequence) {
-        MemoryRef src = spi.memory(block);
+        MemoryRef src = context.memory(block);
         long at = windowRef.offset() + layout.slotOffset(sequence) + ChannelLayout.HEADER;
         long bytes = block.byteSize();
         return new StreamOperation("copy(" + bytes + " bytes)", List.of(block),
-                stream -> spi.driver().copyAsync(windowRef.block(), at, src.block(), src.offset(), bytes, stream));
+                stream -> context.driver().copyAsync(windowRef.block(), at, src.block(), src.offset(), bytes, stream));
     }
 
     /** Puts {@code bytes} of this rank's window at {@code from} into {@code peer}'s at {@code to}, and signals. */
@@ -109,14 +110,11 @@ final class ChannelLink {
      * pinned memory, so closing the channel never frees them under a pending copy.
      */
     Work run(StreamOperation... ops) {
-        List<Buffer> uses = new ArrayList<>(List.of(window.buffer(), pinned));
         StringBuilder what = new StringBuilder("channel(");
-        for (int i = 0; i < ops.length; i++) {
-            uses.addAll(ops[i].uses());
-            what.append(i == 0 ? "" : ", ").append(ops[i].what());
-        }
-        return spi.issue(what.append(')').toString(), uses, Duration.ZERO, stream -> {
-            for (StreamOperation op : ops) op.task().enqueue(stream);
-        });
+        for (int i = 0; i < ops.length; i++) what.append(i == 0 ? "" : ", ").append(ops[i].what());
+        StreamOperation steps = StreamOperation.sequence(what.append(')').toString(), ops);
+        List<Buffer> uses = new ArrayList<>(List.of(window.buffer(), pinned));
+        uses.addAll(steps.uses());
+        return context.issue(new StreamOperation(steps.what(), uses, steps.task()), Duration.ZERO);
     }
 }

@@ -5,8 +5,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Buffer;
 import org.jccl.core.Work;
-import org.jccl.core.spi.StreamOperation;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.module.StreamOperation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
@@ -163,9 +163,7 @@ final class Producer extends BaseSubscriber<Buffer> {
      * consumer waits only for puts already issued.
      */
     private @Nullable Work fillers() {
-        if (local != null) return null;
-        Work last = null;
-        if (slots == 1) return null;
+        if (local != null || slots == 1) return null;
         sent += slots - 1;
         return link.signals(consumer, slots - 1);
     }

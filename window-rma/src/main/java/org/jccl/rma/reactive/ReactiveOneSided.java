@@ -1,17 +1,20 @@
 package org.jccl.rma.reactive;
 
+import java.util.List;
 import java.util.function.Supplier;
 import org.jccl.core.Buffer;
+import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.OneSidedLimits;
-import org.jccl.core.spi.StreamOperation;
+import org.jccl.reactive.ReactiveCommunicator;
+import org.jccl.reactive.ReactiveModules;
 import org.jccl.rma.OneSided;
 import org.jccl.rma.SignalWait;
 import org.jccl.rma.Window;
 import org.jccl.rma.WindowFlag;
-import org.jccl.reactive.ReactiveCommunicator;
-import org.jccl.reactive.ReactiveExtension;
 import reactor.core.publisher.Mono;
 
 /**
@@ -47,6 +50,11 @@ public final class ReactiveOneSided {
         return core.limits();
     }
 
+    /** {@link OneSided#windows()}. */
+    public List<Window> windows() {
+        return core.windows();
+    }
+
     /** {@link OneSided#allocate(long)}: memory for a window, at once. */
     public Buffer allocate(long bytes) {
         return core.allocate(bytes);
@@ -54,12 +62,30 @@ public final class ReactiveOneSided {
 
     /** {@link OneSided#register} at subscription; a window made for a subscriber that cancelled is closed. */
     public Mono<Window> register(Buffer buffer, WindowFlag... flags) {
-        return ReactiveExtension.mono(shape, () -> core.register(buffer, flags), Window::closeAsync);
+        return ReactiveModules.mono(shape, () -> core.register(buffer, flags), Window::closeAsync);
+    }
+
+    /**
+     * {@link OneSided#registerAll} at subscription: a window of {@code bytes} on each of {@code communicators} (the
+     * ranks this process drives), every registration issued before any is waited for; on the first communicator's
+     * scheduler. Windows made for a subscriber that cancelled are closed.
+     */
+    public static Mono<List<Window>> registerAll(List<ReactiveCommunicator> communicators, long bytes, WindowFlag... flags) {
+        Errors.requireArgument(communicators, "communicators");
+        if (communicators.isEmpty()) throw new InvalidArgumentException("registerAll needs at least one communicator");
+        List<Communicator> cores = communicators.stream().map(ReactiveCommunicator::communicator).toList();
+        return ReactiveModules.mono(communicators.get(0), () -> OneSided.registerAll(cores, bytes, flags), OneSided::closeAll);
+    }
+
+    /** {@link OneSided#closeAll} at subscription. */
+    public static Mono<Void> closeAll(List<Window> windows) {
+        Errors.requireArgument(windows, "windows");
+        return Mono.defer(() -> Mono.fromFuture(OneSided.closeAll(windows)));
     }
 
     /** {@link Window#closeAsync()} at subscription. */
     public Mono<Void> close(Window window) {
-        return ReactiveExtension.mono(shape, () -> Errors.requireArgument(window, "window").closeAsync());
+        return ReactiveModules.mono(shape, () -> Errors.requireArgument(window, "window").closeAsync());
     }
 
     /** {@link OneSided#putSignal(Window, Buffer, long, DataType, int, long)} at subscription. */
@@ -89,9 +115,6 @@ public final class ReactiveOneSided {
     }
 
     private Mono<Void> issued(Supplier<StreamOperation> operation) {
-        return ReactiveExtension.mono(shape, () -> {
-            StreamOperation op = operation.get();
-            return shape.communicator().spi().issue(op.what(), op.uses(), ReactiveExtension.timeout(shape), op.task());
-        });
+        return ReactiveModules.issue(shape, operation);
     }
 }

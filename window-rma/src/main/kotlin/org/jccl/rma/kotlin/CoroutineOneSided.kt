@@ -26,6 +26,9 @@ class CoroutineOneSided(
     /** [OneSided.limits]. */
     val limits: OneSidedLimits get() = reactive.limits()
 
+    /** [OneSided.windows]: the windows registered through this API and not closed. */
+    val windows: List<Window> get() = reactive.windows()
+
     /** [OneSided.allocate]: memory for a window. */
     fun allocate(bytes: Long): Buffer = reactive.allocate(bytes)
 
@@ -37,16 +40,23 @@ class CoroutineOneSided(
         reactive.close(window).awaitSingleOrNull()
     }
 
+    /** [OneSided.putSignal] on signal index 0, context 0; suspends until [source] may be reused. */
+    suspend fun putSignal(window: Window, source: Buffer, count: Long, type: DataType, peer: Int, peerOffset: Long) =
+        putSignal(window, source, count, type, peer, peerOffset, 0, 0)
+
     /** [OneSided.putSignal]; suspends until [source] may be reused. */
     suspend fun putSignal(
         window: Window, source: Buffer, count: Long, type: DataType, peer: Int, peerOffset: Long,
-        signalIndex: Int = 0, context: Int = 0,
+        signalIndex: Int, context: Int,
     ) {
         reactive.putSignal(window, source, count, type, peer, peerOffset, signalIndex, context).awaitSingleOrNull()
     }
 
+    /** [OneSided.signal] on signal index 0, context 0. */
+    suspend fun signal(peer: Int) = signal(peer, 0, 0)
+
     /** [OneSided.signal]. */
-    suspend fun signal(peer: Int, signalIndex: Int = 0, context: Int = 0) {
+    suspend fun signal(peer: Int, signalIndex: Int, context: Int) {
         reactive.signal(peer, signalIndex, context).awaitSingleOrNull()
     }
 
@@ -54,7 +64,24 @@ class CoroutineOneSided(
     suspend fun waitSignal(vararg waits: SignalWait) {
         reactive.waitSignal(*waits).awaitSingleOrNull()
     }
+
+    companion object {
+        /** [OneSided.of]: the one-sided API of [communicator]; also `communicator.oneSided()`. */
+        @JvmStatic
+        fun of(communicator: CoroutineCommunicator): CoroutineOneSided = CoroutineOneSided(ReactiveOneSided.of(communicator.reactive))
+
+        /** [OneSided.registerAll]: a window on each of [communicators], every registration issued first. */
+        @JvmStatic
+        suspend fun registerAll(communicators: List<CoroutineCommunicator>, bytes: Long, vararg flags: WindowFlag): List<Window> =
+            ReactiveOneSided.registerAll(communicators.map { it.reactive }, bytes, *flags).awaitSingle()
+
+        /** [OneSided.closeAll]: every deregistration issued first, then the windows' memory freed. */
+        @JvmStatic
+        suspend fun closeAll(windows: List<Window>) {
+            ReactiveOneSided.closeAll(windows).awaitSingleOrNull()
+        }
+    }
 }
 
 /** The one-sided API of this communicator, as suspend functions. */
-fun CoroutineCommunicator.oneSided(): CoroutineOneSided = CoroutineOneSided(ReactiveOneSided.of(reactive))
+fun CoroutineCommunicator.oneSided(): CoroutineOneSided = CoroutineOneSided.of(this)

@@ -1,4 +1,4 @@
-package org.jccl.reactive;
+package org.jccl.e2e;
 
 import static java.util.Map.entry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,17 +25,27 @@ import org.jccl.core.Backend;
 import org.jccl.core.Communicator;
 import org.jccl.core.Group;
 import org.jccl.core.Work;
+import org.jccl.device.DeviceApi;
+import org.jccl.device.kotlin.CoroutineDeviceApi;
+import org.jccl.device.reactive.ReactiveDeviceApi;
+import org.jccl.reactive.ReactiveBackend;
+import org.jccl.reactive.ReactiveCommunicator;
+import org.jccl.reactive.ReactiveGroup;
 import org.jccl.reactive.kotlin.CoroutineBackend;
 import org.jccl.reactive.kotlin.CoroutineCommunicator;
 import org.jccl.reactive.kotlin.CoroutineGroup;
+import org.jccl.rma.OneSided;
+import org.jccl.rma.kotlin.CoroutineOneSided;
+import org.jccl.rma.reactive.ReactiveOneSided;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 /**
  * Keeps the three shapes of the API in step, the way Lettuce keeps its sync, async, reactive and coroutine APIs in
- * step (Lettuce generates them; jccl writes them by hand and checks them here). For each core type (Communicator,
- * Backend, Group) every public method must have a twin of the same name and parameters in the reactive shape and in
- * the Kotlin coroutine shape, or be listed in {@link #NOT_MIRRORED} with the reason. The twin's types follow from
+ * step (Lettuce generates them; jccl writes them by hand and checks them here). For each core type of core and of the
+ * modules (Communicator, Backend, Group; OneSided of window-rma; DeviceApi of device-api) every public method must
+ * have a twin of the same name and parameters in the reactive shape and in the Kotlin coroutine shape, or be listed
+ * in {@link #NOT_MIRRORED} with the reason. The twin's types follow from
  * core's:
  *
  * <ul>
@@ -55,6 +65,8 @@ class ApiShapesTest {
     private static final String RESOURCE = "makes memory, a stream or an event at once and gives it to the caller:"
             + " not an operation; call it on backend()";
     private static final String DESCRIPTION = "each shape describes itself";
+    private static final String AS_DATA = "the operation as data, checked at once, for a group in any shape"
+            + " (ReactiveGroup.add and CoroutineGroup.add take it): not issued, so nothing to await";
 
     /**
      * Public core methods that deliberately have no twin, keyed as {@code Type.name(ParameterType, ...)}. A method
@@ -75,8 +87,6 @@ class ApiShapesTest {
             entry("Communicator.pendingCount()", QUERY),
             entry("Communicator.lastError()", QUERY),
             entry("Communicator.toString()", DESCRIPTION),
-            entry("Communicator.spi()", "the extension point for modules built on core (window-rma, device-api),"
-                    + " which use the core communicator; not an operation"),
             entry("Communicator.close()", "blocks the caller until drained: ReactiveCommunicator keeps it as the same"
                     + " blocking AutoCloseable.close(); both shapes have closeAsync(), which does not block"),
             entry("Backend.kind()", QUERY),
@@ -99,28 +109,46 @@ class ApiShapesTest {
             entry("Backend.wrapStream(int, long)", RESOURCE),
             entry("Backend.createEvent(int, boolean)", RESOURCE),
             entry("Backend.newUniqueId()", "made at once, before any communicator exists, and sent to the other"
-                    + " ranks before anyone creates one: call it on backend()"));
+                    + " ranks before anyone creates one: call it on backend()"),
+            entry("OneSided.communicator()", QUERY),
+            entry("OneSided.limits()", QUERY + "; ReactiveOneSided and CoroutineOneSided repeat it"),
+            entry("OneSided.windows()", QUERY + "; ReactiveOneSided and CoroutineOneSided repeat it"),
+            entry("OneSided.allocate(long)", RESOURCE),
+            entry("OneSided.putSignalOperation(Window, Buffer, long, DataType, int, long, int, int)", AS_DATA),
+            entry("OneSided.signalOperation(int, int, int)", AS_DATA),
+            entry("OneSided.waitSignalOperation(SignalWait[])", AS_DATA),
+            entry("DeviceApi.communicator()", QUERY));
 
     /** Mono operations of the reactive shape that core lacks; each has a suspend twin like every other. */
     private static final Map<String, String> SHAPE_ONLY = Map.of(
             "ReactiveCommunicator.issue(Operation)", "emits core's Work itself at issue (for its sequence number or"
-                    + " description), where the other operations complete with it; core's submit already returns it");
+                    + " description), where the other operations complete with it; core's submit already returns it",
+            "ReactiveOneSided.close(Window)", "core closes a window on the window itself (Window.closeAsync()); the"
+                    + " shapes close it through the API object, to issue it on their scheduler",
+            "ReactiveDeviceApi.close(DeviceComm)", "core closes a device communicator on itself (DeviceComm.closeAsync());"
+                    + " the shapes close it through the API object, to issue it on their scheduler");
 
     private static final Map<Class<?>, Class<?>> REACTIVE_TWINS = Map.of(
             Communicator.class, ReactiveCommunicator.class,
             Backend.class, ReactiveBackend.class,
-            Group.class, ReactiveGroup.class);
+            Group.class, ReactiveGroup.class,
+            OneSided.class, ReactiveOneSided.class,
+            DeviceApi.class, ReactiveDeviceApi.class);
 
     private static final Map<Class<?>, Class<?>> COROUTINE_TWINS = Map.of(
             Communicator.class, CoroutineCommunicator.class,
             Backend.class, CoroutineBackend.class,
-            Group.class, CoroutineGroup.class);
+            Group.class, CoroutineGroup.class,
+            OneSided.class, CoroutineOneSided.class,
+            DeviceApi.class, CoroutineDeviceApi.class);
 
     /** The reactive types' Kotlin twins, for comparing those two shapes directly. */
     private static final Map<Class<?>, Class<?>> REACTIVE_TO_COROUTINE = Map.of(
             ReactiveCommunicator.class, CoroutineCommunicator.class,
             ReactiveBackend.class, CoroutineBackend.class,
-            ReactiveGroup.class, CoroutineGroup.class);
+            ReactiveGroup.class, CoroutineGroup.class,
+            ReactiveOneSided.class, CoroutineOneSided.class,
+            ReactiveDeviceApi.class, CoroutineDeviceApi.class);
 
     private static final String MONO = Mono.class.getName();
     private static final String VOID = Void.class.getName();

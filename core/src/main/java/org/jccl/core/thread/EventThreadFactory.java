@@ -1,4 +1,4 @@
-package org.jccl.core.spi;
+package org.jccl.core.thread;
 
 /**
  * Makes the event thread. Found with {@link java.util.ServiceLoader}: the reactive module provides one whose

@@ -1,4 +1,4 @@
-package org.jccl.core.spi;
+package org.jccl.core.thread;
 
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.config.JcclSettings;

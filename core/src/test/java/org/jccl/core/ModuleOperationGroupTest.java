@@ -9,15 +9,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
-import org.jccl.core.spi.CommunicatorSpi;
+import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.MemoryRef;
-import org.jccl.core.spi.StreamOperation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A module's operations in a core group: placed in the order added, described, their buffers checked and held. */
-class ExtensionGroupTest {
+class ModuleOperationGroupTest {
     final Backend host = Jccl.backend(BackendKind.HOST);
     List<Communicator> comms;
     List<Buffer> buffers = new ArrayList<>();
@@ -40,10 +40,10 @@ class ExtensionGroupTest {
 
     /** A module's operation that zeroes {@code b} on the communicator's stream. */
     static StreamOperation zero(Communicator c, Buffer b) {
-        CommunicatorSpi spi = c.spi();
-        MemoryRef ref = spi.memory(b);
+        ModuleContext context = Modules.context(c);
+        MemoryRef ref = context.memory(b);
         return new StreamOperation("zero(bytes=8)", List.of(b),
-                stream -> spi.driver().memsetAsync(ref.block(), ref.offset(), 0, 8, stream));
+                stream -> context.driver().memsetAsync(ref.block(), ref.offset(), 0, 8, stream));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.jccl.core.spi;
+package org.jccl.core.thread;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

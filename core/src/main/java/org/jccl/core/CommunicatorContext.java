@@ -1,0 +1,109 @@
+package org.jccl.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.jccl.core.engine.Attachments;
+import org.jccl.core.engine.CommunicatorState;
+import org.jccl.core.engine.EventLoop;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.UnsupportedFeatureException;
+import org.jccl.core.module.Attachment;
+import org.jccl.core.module.AttachmentKey;
+import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.StreamOperation;
+import org.jccl.core.spi.Driver;
+import org.jccl.core.spi.DriverComm;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.MemoryRef;
+
+/** {@link ModuleContext} over one communicator: the funnel for its operations, its lifecycle and the event thread. */
+final class CommunicatorContext implements ModuleContext {
+    private final Communicator communicator;
+    private final CommunicatorState state;
+
+    CommunicatorContext(Communicator communicator) {
+        this.communicator = communicator;
+        this.state = communicator.state();
+    }
+
+    @Override
+    public Communicator communicator() {
+        return communicator;
+    }
+
+    @Override
+    public Driver driver() {
+        return state.driver();
+    }
+
+    @Override
+    public DriverComm driverComm() {
+        return state.driverComm();
+    }
+
+    @Override
+    public <T> T capability(Class<T> type) {
+        Errors.requireArgument(type, "type");
+        T capability = state.driverComm().capability(type);
+        if (capability == null) {
+            Driver d = state.driver();
+            throw new UnsupportedFeatureException(type.getSimpleName(), d.describe(), String.valueOf(d.version()), null);
+        }
+        return capability;
+    }
+
+    @Override
+    public DriverStream stream() {
+        return state.stream().driverStream();
+    }
+
+    @Override
+    public MemoryRef memory(Buffer buffer) {
+        return Submission.memory(communicator, buffer);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
+        Errors.requireArgument(task, "task");
+        return state.call(what, task);
+    }
+
+    @Override
+    public Work issue(StreamOperation operation, Duration timeout) {
+        Errors.requireArgument(operation, "operation");
+        Errors.requireArgument(timeout, "timeout");
+        Submission.Part part = Submission.modulePart(communicator, operation::describe, operation.uses(),
+                operation.task()::enqueue);
+        return Submission.submit(List.of(communicator), List.of(List.of(part)), operation.name(), timeout);
+    }
+
+    @Override
+    public void watch(BooleanSupplier poll) {
+        Errors.requireArgument(poll, "poll");
+        EventLoop.get().watch(poll::getAsBoolean);
+    }
+
+    @Override
+    public <T extends Attachment> T attachment(AttachmentKey<T> key) {
+        Errors.requireArgument(key, "key");
+        Attachments all = state.attachments();
+        Told<T> told = all.get(key, () -> new Told<>(key.create(this)));
+        return told.attachment();
+    }
+
+    /** A module's attachment as the engine tells it the communicator's end. */
+    private record Told<T extends Attachment>(T attachment) implements Attachments.Attached {
+        @Override
+        public void closing() {
+            attachment.communicatorClosing();
+        }
+
+        @Override
+        public void gone() {
+            attachment.communicatorGone();
+        }
+    }
+}
