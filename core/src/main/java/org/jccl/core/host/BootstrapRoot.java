@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.error.SystemErrorException;
 import org.jccl.core.host.HostNetwork.Refusal;
+import org.jccl.core.net.ListenAddresses;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +66,7 @@ final class BootstrapRoot {
     private BootstrapRoot(byte[] token, boolean allowLocal, Channel server) {
         this.allowLocal = allowLocal;
         this.server = server;
-        this.id = new HostUniqueId(HostNetwork.advertised((InetSocketAddress) server.localAddress()), token);
+        this.id = new HostUniqueId(ListenAddresses.advertised((InetSocketAddress) server.localAddress()), token);
     }
 
     /**
@@ -86,7 +87,7 @@ final class BootstrapRoot {
                             Wire.frameUnauthenticated(ch.pipeline());
                             ch.pipeline().addLast(new JoinHandler(self));
                         }
-                    }).bind(HostNetwork.bindAddress()).syncUninterruptibly().channel();
+                    }).bind(ListenAddresses.bindAddress()).syncUninterruptibly().channel();
             BootstrapRoot root = new BootstrapRoot(token, allowLocal, server);
             self.set(root);
             OPEN.put(root.id.key(), root);

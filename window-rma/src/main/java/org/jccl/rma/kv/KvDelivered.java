@@ -1,0 +1,18 @@
+package org.jccl.rma.kv;
+
+/**
+ * What a sender reports once a request's every layer is usable on the receiver.
+ *
+ * @param request       the request's name
+ * @param receiver      the decode rank
+ * @param path          how the data moved
+ * @param bytes         the bytes moved (every layer and tensor; what decode holds of the request)
+ * @param waitedNanos   from {@link KvSender#send} to the grant of destination blocks (backpressure, when large)
+ * @param transferNanos from the first layer's copy being issued to the receiver's word that every layer is usable
+ */
+public record KvDelivered(String request, int receiver, KvPathKind path, long bytes, long waitedNanos, long transferNanos) {
+    /** Bytes per second over {@link #transferNanos}. */
+    public double bytesPerSecond() {
+        return transferNanos == 0 ? 0 : bytes * 1e9 / transferNanos;
+    }
+}
