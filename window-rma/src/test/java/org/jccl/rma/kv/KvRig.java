@@ -23,32 +23,38 @@ import org.jccl.core.ReduceOp;
  * request must leave in a destination pool, written from the layout's definition (token by token, head by head),
  * independently of the transfer's segments. Closes everything it opened.
  */
-final class KvRig implements AutoCloseable {
-    final Backend host = Jccl.backend(BackendKind.HOST);
-    final List<Communicator> comms;
-    final List<KvPool> pools = new ArrayList<>();
+public final class KvRig implements AutoCloseable {
+    final Backend host;
+    public final List<Communicator> comms;
+    public final List<KvPool> pools = new ArrayList<>();
     final List<KvSender> senders = new CopyOnWriteArrayList<>();
     final List<KvReceiver> receivers = new CopyOnWriteArrayList<>();
 
     KvRig(List<KvLayout> layouts, long stagingBytes) throws Exception {
-        comms = host.initAll(layouts.size()).get(30, TimeUnit.SECONDS);
+        this(Jccl.backend(BackendKind.HOST), layouts, stagingBytes);
+    }
+
+    /** Ranks of {@code backend} in this process (rank i on GPU i on GPU backends), one pool of each layout. */
+    public KvRig(Backend backend, List<KvLayout> layouts, long stagingBytes) throws Exception {
+        host = backend;
+        comms = host.initAll(layouts.size()).get(60, TimeUnit.SECONDS);
         List<CompletableFuture<KvPool>> allocating = new ArrayList<>();
         for (int r = 0; r < layouts.size(); r++) allocating.add(KvPool.allocate(comms.get(r), layouts.get(r), stagingBytes));
-        for (CompletableFuture<KvPool> f : allocating) pools.add(f.get(30, TimeUnit.SECONDS));
+        for (CompletableFuture<KvPool> f : allocating) pools.add(f.get(120, TimeUnit.SECONDS));
     }
 
     /** A small model: 3 layers, K and V, 2 heads of 8 floats: 64 bytes per token and tensor. */
-    static KvLayout.Builder small() {
+    public static KvLayout.Builder small() {
         return KvLayout.builder().layers(3).tensors(2).blocks(16).tokensPerBlock(4).kvHeads(2).headDim(8).type(DataType.FLOAT32);
     }
 
-    KvSender sender(int rank, KvOptions options) {
+    public KvSender sender(int rank, KvOptions options) {
         KvSender s = KvSender.open(pools.get(rank), options);
         senders.add(s);
         return s;
     }
 
-    KvReceiver receiver(int rank, KvBlockAllocator allocator, KvOptions options, java.util.function.Consumer<KvIncoming> on)
+    public KvReceiver receiver(int rank, KvBlockAllocator allocator, KvOptions options, java.util.function.Consumer<KvIncoming> on)
             throws Exception {
         KvReceiver r = KvReceiver.open(pools.get(rank), allocator, options, on).get(30, TimeUnit.SECONDS);
         receivers.add(r);
@@ -56,7 +62,7 @@ final class KvRig implements AutoCloseable {
     }
 
     /** Fills {@code rank}'s pool with bytes from {@code seed}. */
-    void fill(int rank, long seed) {
+    public void fill(int rank, long seed) {
         Buffer b = pools.get(rank).buffer();
         byte[] bytes = new byte[(int) b.byteSize()];
         new Random(seed).nextBytes(bytes);
@@ -64,12 +70,12 @@ final class KvRig implements AutoCloseable {
         b.write(0, direct);
     }
 
-    void zero(int rank) {
+    public void zero(int rank) {
         Buffer b = pools.get(rank).buffer();
         b.write(0, ByteBuffer.allocateDirect((int) b.byteSize()));
     }
 
-    byte[] pool(int rank) {
+    public byte[] pool(int rank) {
         Buffer b = pools.get(rank).buffer();
         ByteBuffer direct = ByteBuffer.allocateDirect((int) b.byteSize());
         b.read(0, direct);
@@ -82,7 +88,7 @@ final class KvRig implements AutoCloseable {
      * Checks that {@code after} holds, for each of the request's tokens in every layer and tensor, the destination
      * rank's heads of the source row; returns the number of wrong bytes.
      */
-    static long wrongBytes(KvLayout s, byte[] source, int[] sourceBlocks, KvLayout d, byte[] after, int[] destBlocks, int tokens) {
+    public static long wrongBytes(KvLayout s, byte[] source, int[] sourceBlocks, KvLayout d, byte[] after, int[] destBlocks, int tokens) {
         long wrong = 0;
         long shift = (long) (d.headOffset() - s.headOffset()) * s.headBytes();
         for (int layer = 0; layer < s.layers(); layer++) {
@@ -102,7 +108,7 @@ final class KvRig implements AutoCloseable {
     }
 
     /** Distinct random block ids. */
-    static int[] randomBlocks(Random random, int count, int poolBlocks) {
+    public static int[] randomBlocks(Random random, int count, int poolBlocks) {
         List<Integer> all = new ArrayList<>();
         for (int b = 0; b < poolBlocks; b++) all.add(b);
         java.util.Collections.shuffle(all, random);
@@ -112,11 +118,11 @@ final class KvRig implements AutoCloseable {
     }
 
     /** An all-reduce on every rank, to show the communicator still works. */
-    void allReduceWorks() throws Exception {
+    public void allReduceWorks() throws Exception {
         List<Buffer> bufs = new ArrayList<>();
         List<CompletableFuture<?>> works = new ArrayList<>();
         for (Communicator c : comms) {
-            Buffer b = host.allocate(-1, 4);
+            Buffer b = host.allocate(c.device(), 4);
             b.write(0, new float[] {1});
             bufs.add(b);
             works.add(c.allReduce(b, b, 1, DataType.FLOAT32, ReduceOp.SUM));
@@ -126,7 +132,7 @@ final class KvRig implements AutoCloseable {
         bufs.forEach(Buffer::close);
     }
 
-    static Duration seconds(int s) {
+    public static Duration seconds(int s) {
         return Duration.ofSeconds(s);
     }
 
