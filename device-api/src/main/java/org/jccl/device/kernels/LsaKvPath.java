@@ -1,5 +1,6 @@
 package org.jccl.device.kernels;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +22,8 @@ import org.jccl.rma.kv.KvPool;
 /**
  * {@link KvPathKind#LSA_KERNEL}: one {@code jccl_kv_put} launch per layer writes every segment of the request straight
  * into the peer's pool over NVLink, on the KV communicator's stream. A request's segments are cut into items of at most
- * {@link #ITEM_BYTES}, uploaded once (through pinned memory, ordered on the stream before its first layer).
+ * {@link #ITEM_BYTES}, uploaded once (through pinned memory, ordered on the stream before its first layer) into a
+ * table that later requests reuse.
  */
 final class LsaKvPath implements KvDirectPath {
     /** The most one item moves: small enough that every CTA finds work, large enough for whole vectors per thread. */
@@ -35,6 +37,15 @@ final class LsaKvPath implements KvDirectPath {
     private final Kernel kernel;
     private final DeviceApi api;
     private final Window window;
+    /** Segment tables for reuse: device and pinned memory allocated per request would cost much of a small one. */
+    private final ArrayDeque<Table> tables = new ArrayDeque<>();
+
+    /** A request's segment table on the device, and the pinned memory it is uploaded from. */
+    private record Table(Buffer device, Buffer pinned) {
+        long capacity() {
+            return device.byteSize();
+        }
+    }
 
     LsaKvPath(KvPool pool, DeviceComm devComm, Kernel kernel) {
         this.pool = pool;
@@ -62,18 +73,41 @@ final class LsaKvPath implements KvDirectPath {
 
     @Override
     public CompletableFuture<Void> closeAsync() {
+        synchronized (tables) {
+            for (Table t : tables) {
+                t.device().close();
+                t.pinned().close();
+            }
+            tables.clear();
+        }
         return devComm.closeAsync();
+    }
+
+    /** A table of at least {@code bytes}: one given back before, or a new one of the next power of two. */
+    private Table table(long bytes) {
+        synchronized (tables) {
+            for (Table t : tables) {
+                if (t.capacity() >= bytes) {
+                    tables.remove(t);
+                    return t;
+                }
+            }
+        }
+        long size = Math.max(64 << 10, Long.highestOneBit(bytes - 1) << 1);
+        Communicator c = pool.communicator();
+        return new Table(c.backend().allocate(c.device(), size), c.backend().allocatePinned(size));
     }
 
     @Override
     public Prepared prepare(KvPlan plan) {
         long[] items = items(plan.segments());
         int count = items.length / 3;
-        Communicator c = pool.communicator();
-        Buffer table = c.backend().allocate(c.device(), 8L * items.length);
-        Buffer staged = c.backend().allocatePinned(8L * items.length);
-        staged.write(0, items);
-        c.stream().copy(table, staged, 8L * items.length).whenComplete((v, e) -> staged.close());
+        Table t = table(8L * items.length);
+        Buffer table = t.device();
+        // The pinned copy is reused only after close(), when every launch of the request, and so the upload before
+        // them on the stream, has completed.
+        t.pinned().write(0, items);
+        Work upload = pool.communicator().stream().copy(table, t.pinned(), 8L * items.length);
         KvLayout src = plan.source();
         KvLayout dst = plan.destination();
         int tensors = src.tensors();
@@ -88,8 +122,12 @@ final class LsaKvPath implements KvDirectPath {
             }
 
             @Override
-            public void close() {
-                table.close(); // freed once the launches that hold it completed
+            public void close() { // after every launch of the request completed; the upload too, unless none was made
+                upload.whenComplete((v, e) -> {
+                    synchronized (tables) {
+                        tables.add(t);
+                    }
+                });
             }
         };
     }

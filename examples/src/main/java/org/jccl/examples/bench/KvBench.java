@@ -57,6 +57,7 @@ public final class KvBench {
     private static final int HEADS = 8;
     private static final int TOKENS_PER_BLOCK = 16;
     private static final int IN_FLIGHT = 4;
+    private static final int WARM_UP = 3;
     private static final Map<String, Long> USABLE = new ConcurrentHashMap<>();
 
     private final int rank;
@@ -184,7 +185,7 @@ public final class KvBench {
             double[] ms = new double[repeats];
             String usedPath = "";
             long bytes = 0;
-            for (int r = -1; r < repeats; r++) { // r = -1 warms up
+            for (int r = -WARM_UP; r < repeats; r++) { // r < 0 warm up
                 List<KvSend> sends = send(sender, "whole-" + rank + "-" + t + "-" + r, t, r, randomBlocks(random, blocks, layout.blocks()));
                 for (KvSend s : sends) s.allReady();
                 long b = 0;
@@ -264,7 +265,7 @@ public final class KvBench {
     private void streaming(KvSender sender, int tokens, int repeats, long gapMicros, Random random) throws Exception {
         KvLayout layout = sender.pool().layout();
         double[] us = new double[repeats];
-        for (int r = -1; r < repeats; r++) {
+        for (int r = -WARM_UP; r < repeats; r++) {
             String name = "stream-" + rank + "-" + tokens + "-" + r;
             List<KvSend> sends = send(sender, name, tokens, r, randomBlocks(random, layout.blocksFor(tokens), layout.blocks()));
             long lastReady = 0;
