@@ -53,6 +53,11 @@ public final class KvIncoming {
         return blocks.clone();
     }
 
+    /** The number of layers, each with its {@link #layer} future. */
+    public int layerCount() {
+        return layers.length;
+    }
+
     /** Completes when {@code layer} is usable in the pool; fails like {@link #done()}. */
     public CompletableFuture<Void> layer(int layer) {
         if (layer < 0 || layer >= layers.length) {

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * {@link KvIncoming} with a future per layer and one for the whole request. Threading: every decision is made on the
  * receiver's own thread; nothing waits for the GPU.
  */
-public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
+public final class KvReceiver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvReceiver.class);
 
     private final KvPool pool;
@@ -56,6 +56,8 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
     private final KvCopies copies;
     private final SerialWorker thread;
     private final KvEndpoints endpoints;
+    /** What the communicator's end does to this endpoint: it closes. */
+    private final KvEndpoints.Endpoint ending = this::closeAsync;
     private final long slotBytes;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
@@ -97,7 +99,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         this.slotBytes = pool.stagingBytes() / options.slots();
         for (int s = 0; s < options.slots() && slotBytes > 0; s++) freeSlots.add(s);
         this.endpoints = KvEndpoints.of(c);
-        endpoints.add(this);
+        endpoints.add(ending);
         allocator.onFree(() -> run(this::grant));
     }
 
@@ -438,11 +440,6 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
 
     // ---- closing
 
-    @Override
-    public void communicatorEnding() {
-        closeAsync();
-    }
-
     /** Ends every request ({@link KvFailure#CLOSED}), waits until none is in flight, then closes the links. Idempotent. */
     public CompletableFuture<Void> closeAsync() {
         if (!closing) {
@@ -474,7 +471,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
     private void stop() {
         KvLinks.Listening l = listening;
         if (l != null) l.close();
-        endpoints.remove(this);
+        endpoints.remove(ending);
         thread.stop();
     }
 

@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: every decision is made on the sender's own thread; calls return at once and never wait for the GPU.
  */
-public final class KvSender implements AutoCloseable, KvEndpoints.Endpoint {
+public final class KvSender implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvSender.class);
 
     private final KvPool pool;
@@ -63,6 +63,8 @@ public final class KvSender implements AutoCloseable, KvEndpoints.Endpoint {
     private final AtomicLong ids = new AtomicLong();
     private final long localSlotBytes;
     private final KvEndpoints endpoints;
+    /** What the communicator's end does to this endpoint: it closes. */
+    private final KvEndpoints.Endpoint ending = this::closeAsync;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
 
@@ -99,7 +101,7 @@ public final class KvSender implements AutoCloseable, KvEndpoints.Endpoint {
         this.localSlotBytes = pool.stagingBytes() / options.slots();
         for (int s = 0; s < options.slots() && localSlotBytes > 0; s++) freeLocalSlots.add(s);
         this.endpoints = KvEndpoints.of(c);
-        endpoints.add(this);
+        endpoints.add(ending);
     }
 
     /** A sender on {@code pool}; links to receivers are made when the first request for each is sent. */
@@ -373,7 +375,8 @@ public final class KvSender implements AutoCloseable, KvEndpoints.Endpoint {
         }
         if (r.completeReceived && r.layersIssued == pool.layout().layers()) {
             finish(r);
-            long bytes = r.geometry.bytes() * pool.layout().layers() * pool.layout().tensors();
+            KvLayout to = p.welcome.layout(); // what decode holds of the request, as KvReceived counts it
+            long bytes = (long) r.request.tokens() * to.tokenBytes() * to.layers() * to.tensors();
             r.handle.done.complete(new KvDelivered(r.request.name(), r.request.receiver(), p.path, bytes,
                     r.grantedNanos - r.startedNanos, System.nanoTime() - r.firstIssueNanos));
         }
@@ -533,11 +536,6 @@ public final class KvSender implements AutoCloseable, KvEndpoints.Endpoint {
 
     // ---- closing
 
-    @Override
-    public void communicatorEnding() {
-        closeAsync();
-    }
-
     /**
      * Ends every request ({@link KvFailure#CLOSED}), waits until none is in flight, then closes the links. Idempotent.
      */
@@ -561,7 +559,7 @@ public final class KvSender implements AutoCloseable, KvEndpoints.Endpoint {
             }
         }
         peers.clear();
-        endpoints.remove(this);
+        endpoints.remove(ending);
         thread.stop();
         closed.complete(null);
     }

@@ -30,7 +30,7 @@ public final class KvRig implements AutoCloseable {
     final List<KvSender> senders = new CopyOnWriteArrayList<>();
     final List<KvReceiver> receivers = new CopyOnWriteArrayList<>();
 
-    KvRig(List<KvLayout> layouts, long stagingBytes) throws Exception {
+    public KvRig(List<KvLayout> layouts, long stagingBytes) throws Exception {
         this(Jccl.backend(BackendKind.HOST), layouts, stagingBytes);
     }
 
