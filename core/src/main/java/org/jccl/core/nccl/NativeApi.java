@@ -187,6 +187,14 @@ final class NativeApi {
 
     static native int jn_rt_stream_wait_event(long ctx, long stream, long event);
 
+    static native int jn_rt_capture_begin(long ctx, long stream, int mode);
+
+    static native int jn_rt_capture_end(long ctx, long stream, long[] exec);
+
+    static native int jn_rt_graph_launch(long ctx, long exec, long stream);
+
+    static native int jn_rt_graph_destroy(long ctx, long exec);
+
     static native int jn_rt_stream_synchronize(long ctx, long stream);
 
     static native int jn_rt_event_create(long ctx, long[] event, int flags);

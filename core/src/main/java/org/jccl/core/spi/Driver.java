@@ -141,6 +141,16 @@ public interface Driver {
     }
 
     /**
+     * Stream capture into graphs (CUDA or HIP graphs), for steps captured once and replayed.
+     *
+     * @throws UnsupportedFeatureException where the backend or its runtime cannot capture (the host backend: steps
+     *                                     re-issue their operations there)
+     */
+    default GraphCapture graphs() {
+        throw new UnsupportedFeatureException("stream capture into graphs", describe(), String.valueOf(version()), null);
+    }
+
+    /**
      * The backend's kernels: loading images, launching kernels on streams, compiling source at run time. Opened on
      * first use.
      *

@@ -24,6 +24,7 @@ import kotlin.coroutines.Continuation;
 import org.jccl.core.Backend;
 import org.jccl.core.Communicator;
 import org.jccl.core.Group;
+import org.jccl.core.Step;
 import org.jccl.core.Work;
 import org.jccl.device.DeviceApi;
 import org.jccl.device.kotlin.CoroutineDeviceApi;
@@ -31,9 +32,11 @@ import org.jccl.device.reactive.ReactiveDeviceApi;
 import org.jccl.reactive.ReactiveBackend;
 import org.jccl.reactive.ReactiveCommunicator;
 import org.jccl.reactive.ReactiveGroup;
+import org.jccl.reactive.ReactiveStep;
 import org.jccl.reactive.kotlin.CoroutineBackend;
 import org.jccl.reactive.kotlin.CoroutineCommunicator;
 import org.jccl.reactive.kotlin.CoroutineGroup;
+import org.jccl.reactive.kotlin.CoroutineStep;
 import org.jccl.rma.OneSided;
 import org.jccl.rma.kotlin.CoroutineKvReceiver;
 import org.jccl.rma.kotlin.CoroutineKvSender;
@@ -135,6 +138,12 @@ class ApiShapesTest {
             entry("KvReceiver.options()", QUERY),
             entry("KvReceiver.toString()", DESCRIPTION),
             entry("KvReceiver.close()", "waits for closeAsync(), which every shape has"),
+            entry("Step.builder(Communicator)", "collects operations at once, nothing issued: the shapes build from a"
+                    + " Step.Builder (ReactiveStep.build, CoroutineStep.build)"),
+            entry("Step.communicator()", QUERY),
+            entry("Step.isCaptured()", QUERY),
+            entry("Step.toString()", DESCRIPTION),
+            entry("Step.close()", "waits for closeAsync(), which every shape has"),
             entry("KvReceiver.open(KvPool, KvBlockAllocator, KvOptions, Consumer)", "the core form takes a callback for the"
                     + " requests granted blocks; the shapes give them as a Flux (reactive) or a Flow (Kotlin) instead"));
 
@@ -150,7 +159,8 @@ class ApiShapesTest {
                     + " form of core's send(KvRequest) and KvSend.ready",
             "ReactiveKvReceiver.open(KvPool, KvBlockAllocator, KvOptions)", "the requests as a Flux instead of core's"
                     + " callback",
-            "ReactiveKvReceiver.done(KvIncoming)", "KvIncoming.done() as a Mono, for reactive chains");
+            "ReactiveKvReceiver.done(KvIncoming)", "KvIncoming.done() as a Mono, for reactive chains",
+            "ReactiveStep.build(ReactiveCommunicator, Builder)", "core's Step.Builder.build() with the shape's scheduler");
 
     private static final Map<Class<?>, Class<?>> REACTIVE_TWINS = Map.of(
             Communicator.class, ReactiveCommunicator.class,
@@ -159,7 +169,8 @@ class ApiShapesTest {
             OneSided.class, ReactiveOneSided.class,
             DeviceApi.class, ReactiveDeviceApi.class,
             KvSender.class, ReactiveKvSender.class,
-            KvReceiver.class, ReactiveKvReceiver.class);
+            KvReceiver.class, ReactiveKvReceiver.class,
+            Step.class, ReactiveStep.class);
 
     private static final Map<Class<?>, Class<?>> COROUTINE_TWINS = Map.of(
             Communicator.class, CoroutineCommunicator.class,
@@ -168,7 +179,8 @@ class ApiShapesTest {
             OneSided.class, CoroutineOneSided.class,
             DeviceApi.class, CoroutineDeviceApi.class,
             KvSender.class, CoroutineKvSender.class,
-            KvReceiver.class, CoroutineKvReceiver.class);
+            KvReceiver.class, CoroutineKvReceiver.class,
+            Step.class, CoroutineStep.class);
 
     /** The reactive types' Kotlin twins, for comparing those two shapes directly. */
     private static final Map<Class<?>, Class<?>> REACTIVE_TO_COROUTINE = Map.of(
@@ -178,7 +190,8 @@ class ApiShapesTest {
             ReactiveOneSided.class, CoroutineOneSided.class,
             ReactiveDeviceApi.class, CoroutineDeviceApi.class,
             ReactiveKvSender.class, CoroutineKvSender.class,
-            ReactiveKvReceiver.class, CoroutineKvReceiver.class);
+            ReactiveKvReceiver.class, CoroutineKvReceiver.class,
+            ReactiveStep.class, CoroutineStep.class);
 
     private static final String MONO = Mono.class.getName();
     private static final String VOID = Void.class.getName();
