@@ -471,6 +471,26 @@ abstract class ReactiveSuite {
         }
     }
 
+    /**
+     * block() on an ordinary thread is no misuse, even where later operations of its chain subscribe on a
+     * NonBlocking thread: {@code a.then(b)} subscribes {@code b} on the event thread when {@code a} completes, and
+     * subscribeOn moves a whole subscription to a scheduler's thread. Neither may be refused.
+     */
+    @Test
+    void blockOnAnOrdinaryThreadWorksWhereItsChainSubscribesOnNonBlockingThreads() {
+        Ranks r = open();
+        Scheduler single = Schedulers.newSingle("jccl-test-subscriptions");
+        try {
+            Mono<Void> twoInARow = r.all(i -> r.comm(i).allReduce(r.zeros(i, N), r.zeros(i, N), N, f32(), ReduceOp.SUM)
+                    .then(r.comm(i).allReduce(r.zeros(i, N), r.zeros(i, N), N, f32(), ReduceOp.SUM)));
+            twoInARow.block(WAIT);
+            Mono.defer(() -> twoInARow).subscribeOn(single).block(WAIT);
+            assertEquals(0, r.core(0).pendingCount());
+        } finally {
+            single.dispose();
+        }
+    }
+
     @Test
     void publishOnMovesSignalsToTheScheduler() {
         Scheduler scheduler = Schedulers.newBoundedElastic(1, 16, "jccl-test-signals");
