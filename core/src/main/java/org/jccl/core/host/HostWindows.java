@@ -94,7 +94,10 @@ final class HostWindows {
         if (t != null) LockSupport.unpark(t);
     }
 
-    /** Blocks the calling stream thread until every descriptor's signals arrived, or the clique fails. */
+    /**
+     * Blocks the calling stream thread until every descriptor's signals arrived, or the clique fails, or the peer a
+     * signal must come from closed the communicator without sending it.
+     */
     void await(WaitDescriptor[] waits, HostTransport transport) {
         waiter = Thread.currentThread();
         try {
@@ -104,6 +107,11 @@ final class HostWindows {
                 for (Backoff.Waiter wait = backoff.startWoken(); arrived.get(i) < target; ) {
                     String poison = transport.poisoned();
                     if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode());
+                    // A peer counts its signals before it can close, so once it closed the counter is final.
+                    if (transport.hasLeft(d.peer()) && arrived.get(i) < target) {
+                        throw CliqueFailedException.departed(d.peer(), "a waitSignal still lacks " + (target - arrived.get(i))
+                                + " of signal " + d.signalIndex() + " (context " + d.context() + ") from it");
+                    }
                     wait.pause();
                 }
                 consumed[i] = target;

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
@@ -39,7 +40,8 @@ final class NetworkClique implements HostTransport {
     private final AtomicInteger connected = new AtomicInteger();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final ConcurrentLinkedQueue<ByteBuf>[] inboxes;
-    private final boolean[] departed;
+    /** 1 for each peer that said GOODBYE (closed its communicator), set on the network thread after its last frame. */
+    private final AtomicIntegerArray departed;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable String poisoned;
     /** Written before {@link #poisoned}, which readers check first. */
@@ -58,7 +60,7 @@ final class NetworkClique implements HostTransport {
         this.rank = rank;
         this.token = token.clone();
         this.peers = new Channel[size];
-        this.departed = new boolean[size];
+        this.departed = new AtomicIntegerArray(size);
         this.inboxes = new ConcurrentLinkedQueue[size * Wire.LANES];
         for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
         this.lastWrite = new ChannelFuture[size];
@@ -121,9 +123,16 @@ final class NetworkClique implements HostTransport {
         wake();
     }
 
+    /** {@code peer} closed its communicator: every frame it sent before was delivered already. */
     void peerLeft(int peer) {
-        departed[peer] = true;
+        departed.set(peer, 1);
+        rma.windows().wake(); // a stream waiting for its signals fails now
         wake();
+    }
+
+    @Override
+    public boolean hasLeft(int peer) {
+        return departed.get(peer) == 1;
     }
 
     /** Wakes the stream thread if it waits for data or for room to send. */
@@ -348,10 +357,15 @@ final class NetworkClique implements HostTransport {
             return null;
         }
         Channel ch = peers[peer];
+        if (hasLeft(peer)) {
+            frame.release();
+            throw CliqueFailedException.departed(peer, "rank " + rank + " has an operation that sends to it");
+        }
         for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !ch.isWritable(); ) {
             if (poisoned != null || closed.get() || !ch.isActive()) {
                 frame.release();
                 checkPoison();
+                if (hasLeft(peer)) throw CliqueFailedException.departed(peer, "rank " + rank + " has an operation that sends to it");
                 throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed", Errors.REMOTE_ERROR);
             }
             pause(wait);
@@ -440,7 +454,11 @@ final class NetworkClique implements HostTransport {
         ByteBuf frame;
         for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
             checkPoison();
-            if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator", Errors.REMOTE_ERROR);
+            // Its GOODBYE came after its last frame: look once more, then give up.
+            if (hasLeft(peer) && (frame = box.poll()) == null) {
+                throw CliqueFailedException.departed(peer, "rank " + rank + " still waits for its part of an operation");
+            }
+            if (frame != null) break;
             pause(wait);
         }
         if (frame.getInt(Wire.AT_DESC) != desc) {
