@@ -66,7 +66,7 @@ final class CommunicatorContext implements ModuleContext {
     @Override
     public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
         Errors.requireArgument(task, "task");
-        return state.call(what, task);
+        return state.call(what, task, communicator.options().timeout());
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -51,6 +53,8 @@ final class NetworkClique implements HostTransport {
     private final NetworkKernels kernels;
     /** This rank's windows and the one-sided frames that reach them. */
     private final RmaLane rma;
+    /** The peers an {@link #exchange} on the launch thread still waits for (1 each), or null outside one. */
+    private volatile @Nullable AtomicIntegerArray exchanging;
     /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
     private final @Nullable ChannelFuture[] lastWrite;
 
@@ -384,11 +388,33 @@ final class NetworkClique implements HostTransport {
         for (int k = 1; k < size; k++) sendControl((rank + k) % size, mine);
         long[] all = new long[size];
         all[rank] = value;
-        for (int k = 1; k < size; k++) {
-            int j = (rank - k + size) % size;
-            all[j] = ByteBuffer.wrap(receiveControl(j, 8)).getLong();
+        AtomicIntegerArray awaited = new AtomicIntegerArray(size);
+        for (int j = 0; j < size; j++) if (j != rank) awaited.set(j, 1);
+        exchanging = awaited;
+        try {
+            for (int k = 1; k < size; k++) {
+                int j = (rank - k + size) % size;
+                all[j] = ByteBuffer.wrap(receiveControl(j, 8)).getLong();
+                awaited.set(j, 0);
+            }
+        } finally {
+            exchanging = null;
         }
         return all;
+    }
+
+    /**
+     * The peers whose value an {@link #exchange} in progress has neither taken nor found waiting in their control
+     * inbox: those that have not made the call. Empty when no exchange is in progress. Any thread.
+     */
+    List<Integer> exchangeAbsentees() {
+        AtomicIntegerArray awaited = exchanging;
+        List<Integer> out = new ArrayList<>();
+        if (awaited == null) return out;
+        for (int j = 0; j < size; j++) {
+            if (awaited.get(j) == 1 && inboxes[j * Wire.LANES + Wire.LANE_CONTROL].isEmpty()) out.add(j);
+        }
+        return out;
     }
 
     /** Waits until every frame this rank queued has been written, so the memory the frames refer to may change. */
