@@ -413,8 +413,8 @@ public final class CommunicatorState {
     }
 
     private void timedOut(TrackedWork w) {
-        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout()
-                + " on this rank: check that every rank issues the same operations in the same order",
+        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout() + " on this rank: "
+                + diagnosis("check that every rank issues the same operations in the same order"),
                 -1, null, null, w.describe(), null);
         if (abortOnTimeout) {
             LOG.error("{}; aborting the communicator", e.getMessage());

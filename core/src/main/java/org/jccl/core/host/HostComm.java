@@ -131,11 +131,14 @@ final class HostComm implements DriverComm, OneSidedComm {
         return destroyed;
     }
 
-    /** A collective set-up call waiting for its peers (launch thread). */
+    /** A collective set-up call waiting for its peers (launch thread), then a signal wait (stream thread). */
     @Override
     public @Nullable String waitingFor() {
         Supplier<String> setUp = setUpWait;
-        return setUp == null ? null : setUp.get();
+        String call = setUp == null ? null : setUp.get();
+        String signal = transport.windowsOf(rank).waitingFor();
+        if (call == null) return signal;
+        return signal == null ? call : call + "; and " + signal;
     }
 
     /** Why a meeting of this communicator (split, an exchange) cannot complete any more: it was poisoned. */
@@ -341,7 +344,9 @@ final class HostComm implements DriverComm, OneSidedComm {
 
     /**
      * Enqueued on the stream at once, also inside a group (before the group's collectives): puts and signals never
-     * block, and waits depend only on puts, so this order cannot deadlock.
+     * block. A wait does, and inside a group it holds the group's collectives until its signal arrives, as NCCL's
+     * grouped wait does: a peer that signals only after its part of such a collective deadlocks both (reported by
+     * {@link #waitingFor()}).
      */
     @Override
     public void putSignal(MemoryRef source, long count, DataType type, int peer, long window, long peerOffset,
@@ -361,7 +366,8 @@ final class HostComm implements DriverComm, OneSidedComm {
     public void waitSignal(WaitDescriptor[] waits, DriverStream stream) {
         HostWindows mine = transport.windowsOf(rank);
         WaitDescriptor[] copy = waits.clone();
-        oneSided(stream, "waitSignal", () -> mine.await(copy, transport));
+        boolean grouped = HostGroup.current().active(); // then it holds the group's operations enqueued after it
+        oneSided(stream, "waitSignal", () -> mine.await(copy, transport, grouped));
     }
 
     /** A one-sided task on the stream; a failure is this rank's async error, set before any later event completes. */
