@@ -187,7 +187,8 @@ public final class CommunicatorState {
         if (timeout.isZero() || result.isDone()) return result;
         CompletableFuture<Void> deadline = new CompletableFuture<Void>().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         result.whenComplete((v, e) -> deadline.complete(null)); // cancels the timer
-        deadline.whenComplete((v, late) -> {
+        // Off the JDK's one timer thread: failing the call runs the caller's dependent stages.
+        deadline.whenCompleteAsync((v, late) -> {
             if (late != null) callTimedOut(result, what, timeout);
         });
         return result;
