@@ -127,8 +127,7 @@ public final class OneSided {
         for (WindowFlag f : flags) {
             Errors.requireArgument(f, "flag");
             if ((l.windowFlags() & f.code()) == 0) {
-                throw new UnsupportedFeatureException("window flag " + f, communicator.backend().describe(),
-                        String.valueOf(communicator.backend().version()), f.firstVersion());
+                throw communicator.backend().features().unsupported("window flag " + f, f.firstVersion());
             }
             set.add(f);
             code |= f.code();

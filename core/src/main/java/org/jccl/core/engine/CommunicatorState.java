@@ -177,6 +177,49 @@ public final class CommunicatorState {
     // ---- calls in issue order
 
     /**
+     * {@link #call(String, Supplier)} for a collective call whose peers may never make theirs (a window registration
+     * on one rank only): not finished within {@code timeout} (zero for none), its future fails with a
+     * {@link WorkTimeoutException} naming what the driver reports the rank waits for, and under the
+     * abort-on-timeout policy the communicator is aborted, which ends the call's wait.
+     */
+    public <T> CompletableFuture<T> call(String what, Supplier<T> task, Duration timeout) {
+        CompletableFuture<T> result = call(what, task);
+        if (timeout.isZero() || result.isDone()) return result;
+        CompletableFuture<Void> deadline = new CompletableFuture<Void>().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        result.whenComplete((v, e) -> deadline.complete(null)); // cancels the timer
+        // Off the JDK's one timer thread: failing the call runs the caller's dependent stages.
+        deadline.whenCompleteAsync((v, late) -> {
+            if (late != null) callTimedOut(result, what, timeout);
+        });
+        return result;
+    }
+
+    private void callTimedOut(CompletableFuture<?> call, String what, Duration timeout) {
+        WorkTimeoutException e = new WorkTimeoutException("still not done after " + timeout + " on this rank: "
+                + diagnosis("check that every rank makes this call, in the same order as its operations"),
+                -1, null, null, label + " " + what, null);
+        if (!call.completeExceptionally(e)) return;
+        if (abortOnTimeout) {
+            LOG.error("{}; aborting the communicator", e.getMessage());
+            abort(new CommunicatorAbortedException("aborted: " + what + " timed out after " + timeout, -1, null, null,
+                    null, e));
+        } else {
+            LOG.warn("{}", e.getMessage());
+        }
+    }
+
+    /** What the driver reports this rank waits for, else {@code usualCause}. */
+    private String diagnosis(String usualCause) {
+        String blocked;
+        try {
+            blocked = driverComm.waitingFor();
+        } catch (RuntimeException e) {
+            blocked = null; // a report is a courtesy: it must never hide the timeout itself
+        }
+        return blocked != null ? blocked : usualCause;
+    }
+
+    /**
      * Runs {@code task} on the launch thread after everything issued before it; the future carries its result, or
      * fails if the communicator is aborted or closed first. Never blocks the caller.
      */
@@ -371,8 +414,8 @@ public final class CommunicatorState {
     }
 
     private void timedOut(TrackedWork w) {
-        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout()
-                + " on this rank: check that every rank issues the same operations in the same order",
+        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout() + " on this rank: "
+                + diagnosis("check that every rank issues the same operations in the same order"),
                 -1, null, null, w.describe(), null);
         if (abortOnTimeout) {
             LOG.error("{}; aborting the communicator", e.getMessage());

@@ -50,7 +50,7 @@ public final class HostDriver implements Driver {
     private static final Meetings CREATION = new Meetings();
 
     private final SecureRandom random = new SecureRandom();
-    private final Features features = new Features("host (pure Java)", "2.28.9", functions());
+    private final Features features = Features.withoutLibrary("the host backend (pure Java)", functions());
     private volatile Runnable wakeEventThread = () -> { };
 
     private static List<String> functions() {

@@ -25,9 +25,18 @@ interface HostTransport {
     /** Fails every operation of every rank, now and later, with {@code reason}. */
     void poison(String reason);
 
-    /** Releases what this rank holds of the transport (connections); the in-JVM clique holds nothing per rank. */
-    default void close(int rank) {
-    }
+    /**
+     * {@code rank} closed its communicator: it leaves the transport (across processes: its connections, after
+     * telling its peers). It takes part in nothing more, so a peer's wait for it fails at once instead of at its
+     * timeout (see {@link #hasLeft}).
+     */
+    void close(int rank);
+
+    /**
+     * Whether {@code rank} closed its communicator. It did so only once its own operations had completed, so what
+     * it sent before has arrived; whatever a peer still waits for from it never comes.
+     */
+    boolean hasLeft(int rank);
 
     /** The windows and signal counters of {@code rank}, one of this process's ranks. */
     HostWindows windowsOf(int rank);

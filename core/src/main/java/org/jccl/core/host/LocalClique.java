@@ -1,6 +1,7 @@
 package org.jccl.core.host;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -25,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * receive copies the data and marks it consumed; a send completes when consumed.
  *
  * <p>Every wait is ended by the rank it waits for: the last rank at a barrier unparks the others, a send unparks its
- * receiver, a receive its sender, a poisoning everyone. A waiting rank makes its thread known before it checks what
+ * receiver, a receive its sender, a poisoning everyone, and a rank that closes its communicator everyone (whoever
+ * still waits for it then fails, since it takes part in nothing more). A waiting rank makes its thread known before it checks what
  * it waits for, so no wake-up is missed and a rank never depends on the length of its parks.
  */
 final class LocalClique implements HostTransport {
@@ -43,6 +45,8 @@ final class LocalClique implements HostTransport {
     private volatile @Nullable String poisoned;
     /** Written before {@link #poisoned}, which readers check first. */
     private volatile int poisonCode = Errors.REMOTE_ERROR;
+    /** 1 for each rank that closed its communicator: it takes part in nothing more. */
+    private final AtomicIntegerArray left;
     // Per-rank argument arrays for the reduction kernel, so the data path allocates nothing.
     private final HostMemoryBlock[][] sources;
     private final int[][] sourceOffsets;
@@ -65,6 +69,7 @@ final class LocalClique implements HostTransport {
         this.waits = waits;
         this.barrier = new RankBarrier(size, waits);
         this.threads = new AtomicReferenceArray<>(size);
+        this.left = new AtomicIntegerArray(size);
         this.mailboxes = new ConcurrentLinkedQueue[size * size];
         for (int i = 0; i < mailboxes.length; i++) mailboxes[i] = new ConcurrentLinkedQueue<>();
         this.sources = new HostMemoryBlock[size][size];
@@ -84,13 +89,15 @@ final class LocalClique implements HostTransport {
         final int offset;
         final long bytes;
         final Thread sender;
+        final int receiver;
         volatile boolean consumed;
 
-        Parcel(HostMemoryBlock block, int offset, long bytes, Thread sender) {
+        Parcel(HostMemoryBlock block, int offset, long bytes, Thread sender, int receiver) {
             this.block = block;
             this.offset = offset;
             this.bytes = bytes;
             this.sender = sender;
+            this.receiver = receiver;
         }
     }
 
@@ -108,13 +115,48 @@ final class LocalClique implements HostTransport {
     public void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
                     int signal, int context) {
         checkPoison();
+        if (hasLeft(peer)) throw CliqueFailedException.departed(peer, "a putSignal to it has no window to land in");
         windows[peer].land(window, offset, source, sourceOffset, bytes, from, signal, context);
     }
 
     @Override
     public void signal(int from, int peer, int signal, int context) {
         checkPoison();
+        if (hasLeft(peer)) throw CliqueFailedException.departed(peer, "a signal to it is never waited for");
         windows[peer].count(from, signal, context);
+    }
+
+    // ---- ranks that close
+
+    /**
+     * {@code rank} closed its communicator. It closes only once its work completed, so it is in no unfinished
+     * barrier and its sends were all received; every rank waiting for it now is woken and fails (see
+     * {@link #checkPeersStay}).
+     */
+    @Override
+    public void close(int rank) {
+        left.set(rank, 1);
+        for (int r = 0; r < size; r++) {
+            Thread t = threads.get(r);
+            if (t != null) LockSupport.unpark(t);
+            windows[r].wake();
+        }
+        barrier.wakeAll();
+    }
+
+    @Override
+    public boolean hasLeft(int rank) {
+        return left.get(rank) == 1;
+    }
+
+    /** A collective needs every rank: one that closed fails it at once rather than at the work's timeout. */
+    private void checkPeersStay(int rank, HostOp op) {
+        checkPoison();
+        for (int r = 0; r < size; r++) {
+            if (r != rank && hasLeft(r)) {
+                throw CliqueFailedException.departed(r, "rank " + rank + "'s " + op.kind.method() + " needs every rank");
+            }
+        }
     }
 
     // ---- failure
@@ -160,17 +202,17 @@ final class LocalClique implements HostTransport {
 
     // ---- barrier
 
-    private void barrier(int rank) {
-        barrier.await(rank, () -> nextChunk.set(0), this::checkPoison);
+    private void barrier(int rank, HostOp op) {
+        barrier.await(rank, () -> nextChunk.set(0), () -> checkPeersStay(rank, op));
     }
 
     // ---- collectives
 
     @Override
     public void collective(int rank, HostOp op) {
-        checkPoison();
+        checkPeersStay(rank, op);
         slots[rank] = op;
-        barrier(rank);
+        barrier(rank, op);
         try {
             checkAgreement(op);
             runShare(rank, op);
@@ -180,7 +222,7 @@ final class LocalClique implements HostTransport {
             poison("rank " + rank + " failed in " + op + ": " + e);
             throw e;
         }
-        barrier(rank);
+        barrier(rank, op);
         slots[rank] = null; // every peer is done with it: do not keep its buffers reachable
     }
 
@@ -313,7 +355,7 @@ final class LocalClique implements HostTransport {
     public Object postSend(int rank, HostOp op) {
         checkPoison();
         threads.set(rank, Thread.currentThread());
-        Parcel p = new Parcel(op.send, op.sendOffset, op.count * op.type.size(), Thread.currentThread());
+        Parcel p = new Parcel(op.send, op.sendOffset, op.count * op.type.size(), Thread.currentThread(), op.peer);
         mailboxes[rank * size + op.peer].offer(p);
         Thread receiver = threads.get(op.peer);
         if (receiver != null) LockSupport.unpark(receiver);
@@ -325,6 +367,9 @@ final class LocalClique implements HostTransport {
         Parcel p = (Parcel) posted;
         for (Backoff.Waiter wait = waits.startWoken(); !p.consumed; ) {
             checkPoison();
+            if (hasLeft(p.receiver) && !p.consumed) {
+                throw CliqueFailedException.departed(p.receiver, "rank " + rank + "'s send to it is never received");
+            }
             wait.pause();
         }
     }
@@ -336,6 +381,11 @@ final class LocalClique implements HostTransport {
         Parcel p;
         for (Backoff.Waiter wait = waits.startWoken(); (p = box.poll()) == null; ) {
             checkPoison();
+            // Its sends completed before it closed, so none is still on its way: look once more, then give up.
+            if (hasLeft(op.peer) && (p = box.poll()) == null) {
+                throw CliqueFailedException.departed(op.peer, "rank " + rank + "'s recv from it has no matching send");
+            }
+            if (p != null) break;
             wait.pause();
         }
         long bytes = op.count * op.type.size();

@@ -158,7 +158,6 @@ public interface Driver {
      *                                     API cannot be loaded
      */
     default KernelRuntime kernels() {
-        throw new UnsupportedFeatureException("kernels launched from Java", describe(),
-                String.valueOf(version()), null);
+        throw features().unsupported("kernels launched from Java", null);
     }
 }
