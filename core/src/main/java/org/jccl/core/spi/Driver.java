@@ -147,7 +147,7 @@ public interface Driver {
      *                                     re-issue their operations there)
      */
     default GraphCapture graphs() {
-        throw new UnsupportedFeatureException("stream capture into graphs", describe(), String.valueOf(version()), null);
+        throw features().unsupported("stream capture into graphs", null);
     }
 
     /**

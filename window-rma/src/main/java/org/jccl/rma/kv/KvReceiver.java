@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jccl.core.Communicator;
 import org.jccl.core.Modules;
 import org.jccl.core.Work;
@@ -69,6 +70,8 @@ public final class KvReceiver implements AutoCloseable {
     private int nextSender;
     private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
     private long grantedBlocks;
+    /** Announced requests waiting for blocks, for {@link #waiting()}: written on the receiver's thread only. */
+    private volatile int waiting;
 
     /** One sender, as this receiver sees it. */
     private static final class Sender {
@@ -140,6 +143,11 @@ public final class KvReceiver implements AutoCloseable {
 
     public KvOptions options() {
         return options;
+    }
+
+    /** Requests announced and waiting for blocks (backpressure, when it grows). */
+    public int waiting() {
+        return waiting;
     }
 
     private void run(Runnable task) {
@@ -231,6 +239,7 @@ public final class KvReceiver implements AutoCloseable {
             return;
         }
         s.queued.add(r);
+        waiting++;
         grant();
     }
 
@@ -244,7 +253,9 @@ public final class KvReceiver implements AutoCloseable {
             int[] blocks = allocator.allocate(r.blocksNeeded);
             if (blocks == null) return; // onFree asks again
             s.queued.poll();
+            waiting--;
             grantedBlocks += r.blocksNeeded;
+            served(s);
             grantTo(s, r, blocks);
         }
     }
@@ -273,16 +284,21 @@ public final class KvReceiver implements AutoCloseable {
         }
     }
 
-    /** The next sender in turn that {@code has} something, or null. */
-    private @Nullable Sender nextWith(java.util.function.Predicate<Sender> has) {
+    /**
+     * The next sender in turn that {@code has} something, or null. The turn moves on only through {@link #served}, once
+     * the sender got what it waited for: a sender whose turn came while nothing could be granted keeps it.
+     */
+    private @Nullable Sender nextWith(Predicate<Sender> has) {
         for (int i = 0; i < senders.size(); i++) {
             Sender s = senders.get((nextSender + i) % senders.size());
-            if (has.test(s)) {
-                nextSender = (nextSender + i + 1) % senders.size();
-                return s;
-            }
+            if (has.test(s)) return s;
         }
         return null;
+    }
+
+    /** {@code s} was granted something: the turn passes to the sender after it. */
+    private void served(Sender s) {
+        nextSender = (senders.indexOf(s) + 1) % senders.size();
     }
 
     /** Staged paths: hands free slots to the senders' wants, one sender after another. */
@@ -297,6 +313,7 @@ public final class KvReceiver implements AutoCloseable {
                 continue;
             }
             if (--want[1] == 0) s.wants.poll();
+            served(s);
             s.link.send(new Slot(r.id, freeSlots.poll()));
         }
     }
@@ -378,7 +395,7 @@ public final class KvReceiver implements AutoCloseable {
         boolean queued = r.state == ReceivingRequest.State.QUEUED;
         r.state = ReceivingRequest.State.ENDING;
         r.failure = new KvTransferException(r.name, failure, layer, -1, detail, null);
-        s.queued.remove(r);
+        if (s.queued.remove(r)) waiting--;
         if (s.lost != null) {
             r.peerDrained = true;
         } else if (tellSender) {
