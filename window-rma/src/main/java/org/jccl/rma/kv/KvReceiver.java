@@ -232,16 +232,20 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         grant();
     }
 
-    /** Grants blocks to queued requests, one sender after another, while the allocator and the limit allow. */
+    /**
+     * Grants blocks to queued requests, one sender after another, while the allocator and the limit allow. A sender
+     * whose request cannot be granted yet keeps its turn: it goes first when blocks come back.
+     */
     private void grant() {
         while (!closing) {
-            Sender s = nextWith(x -> !x.queued.isEmpty());
+            Sender s = inTurn(x -> !x.queued.isEmpty());
             if (s == null) return;
             ReceivingRequest r = s.queued.peek();
             if (grantedBlocks + r.blocksNeeded > options.maxGrantedBlocks()) return;
             int[] blocks = allocator.allocate(r.blocksNeeded);
             if (blocks == null) return; // onFree asks again
             s.queued.poll();
+            turnTaken(s);
             grantedBlocks += r.blocksNeeded;
             grantTo(s, r, blocks);
         }
@@ -271,22 +275,28 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         }
     }
 
-    /** The next sender in turn that {@code has} something, or null. */
-    private @Nullable Sender nextWith(java.util.function.Predicate<Sender> has) {
+    /**
+     * The first sender from the one whose turn it is that {@code has} something, or null. The turn moves on only when
+     * that sender was given something ({@link #turnTaken}): an attempt that gives nothing (no blocks free yet) must not
+     * pass its turn to the next sender, or whoever is next after a fixed number of such attempts gets every grant.
+     */
+    private @Nullable Sender inTurn(java.util.function.Predicate<Sender> has) {
         for (int i = 0; i < senders.size(); i++) {
             Sender s = senders.get((nextSender + i) % senders.size());
-            if (has.test(s)) {
-                nextSender = (nextSender + i + 1) % senders.size();
-                return s;
-            }
+            if (has.test(s)) return s;
         }
         return null;
+    }
+
+    /** {@code s} was given a grant or a slot: the turn passes to the sender after it. */
+    private void turnTaken(Sender s) {
+        nextSender = (senders.indexOf(s) + 1) % senders.size();
     }
 
     /** Staged paths: hands free slots to the senders' wants, one sender after another. */
     private void grantSlots() {
         while (!freeSlots.isEmpty()) {
-            Sender s = nextWith(x -> !x.wants.isEmpty());
+            Sender s = inTurn(x -> !x.wants.isEmpty());
             if (s == null) return;
             long[] want = s.wants.peek();
             ReceivingRequest r = s.requests.get(want[0]);
@@ -295,6 +305,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
                 continue;
             }
             if (--want[1] == 0) s.wants.poll();
+            turnTaken(s);
             s.link.send(new Slot(r.id, freeSlots.poll()));
         }
     }

@@ -18,6 +18,7 @@ import org.jccl.core.error.InvalidArgumentException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Credits, fairness, deadlines, cancellation and bad input of KV transfers, between host ranks of one JVM. */
 class KvLifecycleHostTest {
@@ -110,6 +111,42 @@ class KvLifecycleHostTest {
                 // Once both have asked, neither gets two grants while the other waits: counts never differ by more
                 // than the first grant's head start.
                 assertTrue(Math.abs(counts[0] - counts[1]) <= 2, "grants went " + grantOrder);
+            }
+        }
+    }
+
+    /**
+     * The usual decoder gives blocks back after it decoded a request, from its own thread: each free alone grants the
+     * next request, and the turn must pass to the next prefill rank only when one was granted.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void prefillRanksTakeTurnsWhenDecodeFreesBlocksAfterDecoding(int prefillRanks) throws Exception {
+        int requestsEach = 5;
+        int decode = prefillRanks;
+        try (KvRig rig = new KvRig(java.util.Collections.nCopies(prefillRanks + 1, LAYOUT), 1024)) {
+            KvBlockPool decodeBlocks = new KvBlockPool(4); // one request at a time
+            List<KvIncoming> granted = new CopyOnWriteArrayList<>();
+            rig.receiver(decode, decodeBlocks, KvOptions.DEFAULT, granted::add);
+            List<KvSend> sends = new ArrayList<>();
+            for (int p = 0; p < prefillRanks; p++) {
+                KvSender sender = rig.sender(p, KvOptions.DEFAULT);
+                for (int i = 0; i < requestsEach; i++) {
+                    sends.add(sender.send(new KvRequest("p" + p + "-" + i, decode, 16, blocks(0, 4), KvRig.seconds(30))).allReady());
+                }
+            }
+            int total = prefillRanks * requestsEach;
+            for (int freed = 0; freed < total; freed++) {
+                int next = freed;
+                await().atMost(Duration.ofSeconds(30)).until(() -> granted.size() > next && granted.get(next).done().isDone());
+                decodeBlocks.free(granted.get(next).done().get().blocks());
+            }
+            for (KvSend s : sends) s.done().get(30, TimeUnit.SECONDS);
+            List<Integer> order = granted.stream().map(KvIncoming::sender).toList();
+            // The first grant went to whoever asked first, before the others had asked; from then on every rank has
+            // requests waiting until the last round, so each window of one grant per rank holds every rank once.
+            for (int end = prefillRanks + 1; end <= total - prefillRanks; end++) {
+                assertEquals(prefillRanks, new java.util.HashSet<>(order.subList(end - prefillRanks, end)).size(), "grants went " + order);
             }
         }
     }
