@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.jccl.core.Communicator;
@@ -78,6 +80,8 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         final ArrayDeque<ReceivingRequest> queued = new ArrayDeque<>();
         /** Staged paths: (request id, pieces) still wanting slots, oldest first. */
         final ArrayDeque<long[]> wants = new ArrayDeque<>();
+        /** Staged paths: the slots handed to it and not yet answered by a {@link PieceSent}. */
+        final Set<Integer> slotsHeld = new HashSet<>();
         @Nullable String lost;
 
         Sender(KvLink link) {
@@ -306,13 +310,26 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             }
             if (--want[1] == 0) s.wants.poll();
             turnTaken(s);
-            s.link.send(new Slot(r.id, freeSlots.poll()));
+            int slot = freeSlots.poll();
+            s.slotsHeld.add(slot);
+            s.link.send(new Slot(r.id, slot));
         }
     }
 
-    /** A staged piece was issued into one of this rank's slots: receive it there and scatter it into the pool. */
+    /**
+     * A staged piece was issued into one of this rank's slots: receive it there and scatter it into the pool. A piece
+     * in a slot the sender does not hold, or outside its request, comes from a broken sender: its link is dropped
+     * before anything is issued (a receive or scatter for it would wait for data that never comes, or land outside the
+     * request's blocks).
+     */
     private void onPiece(Sender s, PieceSent p) {
+        // On each refusal below the slot stays held, and onLost gives it back with the sender's others.
+        if (!s.slotsHeld.contains(p.slot())) {
+            onLost(s, "KV sender rank " + s.rank + " sent a piece in slot " + p.slot() + ", which it does not hold");
+            return;
+        }
         if (p.layer() < 0) { // the sender ended the request before filling the slot
+            s.slotsHeld.remove(p.slot());
             freeSlot(p.slot());
             return;
         }
@@ -321,6 +338,15 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             onLost(s, "KV sender rank " + s.rank + " sent a piece of unknown request " + p.id());
             return;
         }
+        KvLayout l = pool.layout();
+        if (p.layer() >= l.layers() || p.tensor() < 0 || p.tensor() >= l.tensors() || p.piece() < 0
+                || p.piece() >= r.piecesPerTensor) {
+            onLost(s, "KV sender rank " + s.rank + " sent piece " + p.piece() + " of layer " + p.layer() + ", tensor "
+                    + p.tensor() + " of " + r.name + ", which has " + l.layers() + " layers of " + l.tensors() + " tensors in "
+                    + r.piecesPerTensor + " piece(s) each");
+            return;
+        }
+        s.slotsHeld.remove(p.slot());
         // Even a piece of a request that is ending is received: its put's signal or its send must be matched.
         KvGeometry piece = r.pieces.get(p.piece());
         StreamOperation op = s.hello.path() == KvPathKind.PUT_SIGNAL
@@ -443,7 +469,11 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             tryFinish(s, r);
         }
         s.wants.clear();
+        // Slots it held and never filled come back: a sender that is gone issues nothing more into them.
+        for (int slot : s.slotsHeld) freeSlots.add(slot);
+        s.slotsHeld.clear();
         senders.remove(s);
+        grantSlots();
         if (closing) tryClosed();
     }
 
