@@ -80,6 +80,8 @@ final class KvChaosRound implements AutoCloseable {
     final Map<Integer, KvReceiver> receivers = new HashMap<>();
     final Map<Integer, KvBlockPool> allocators = new HashMap<>();
     final List<Planned> requests = new ArrayList<>();
+    /** Requests sent after the chaos, one from each sender still open to each receiver still open. */
+    final List<Planned> afterChaos = new ArrayList<>();
     /** Ranks whose sender or receiver the chaos closed. */
     final Set<Integer> closedByChaos = ConcurrentHashMap.newKeySet();
     /** What the decode application found wrong in the requests that arrived, or failed to do. */
@@ -171,6 +173,25 @@ final class KvChaosRound implements AutoCloseable {
             if (sender) senders.get(rank).closeAsync();
             else receivers.get(rank).closeAsync();
         });
+    }
+
+    /**
+     * After the chaos ended: one request from every sender still open to every receiver still open, with nothing done
+     * to it. Each must arrive: the chaos must not have left a receiver short of blocks, slots or turns.
+     */
+    void sendOnceMore() {
+        for (int p : prefillRanks) {
+            for (int d : decodeRanks) {
+                if (closedByChaos.contains(p) || closedByChaos.contains(d)) continue;
+                int tokens = 4 * LAYOUT.tokensPerBlock();
+                int[] from = KvRig.randomBlocks(random, LAYOUT.blocksFor(tokens), LAYOUT.blocks());
+                Planned x = new Planned("after-" + p + "-" + d, p, d, tokens, from, LONG_DEADLINE, false, false, false, 0);
+                afterChaos.add(x);
+                byName.put(x.name, x);
+                x.send = senders.get(p).send(new KvRequest(x.name, d, tokens, from, LONG_DEADLINE)).allReady();
+                x.attempted = true;
+            }
+        }
     }
 
     /** Runs {@code action} after {@code millis} on the chaos threads, counted in {@link #actionsPending()} until it ran. */

@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
  *       explains (a request nothing happened to must arrive), and a request its sender saw delivered arrived;</li>
  *   <li>every byte that arrived is right, and each allocator has every block back once the decode application freed
  *       the requests that arrived;</li>
+ *   <li>every sender and receiver the chaos left open still carries a request (no blocks, staging slots or turns
+ *       were lost), and its bytes are right;</li>
  *   <li>closing every sender and receiver leaves none of their threads, and the communicators still all-reduce.</li>
  * </ul>
  * After the last round no {@code jccl-kv-*} thread is left at all (the deadline timer's ends once idle).
@@ -52,6 +54,8 @@ class KvChaosTest {
             try (KvChaosRound r = new KvChaosRound(SEED + round)) {
                 r.start();
                 everyRequestEndsAsTheChaosExplains(r);
+                everyBlockComesBack(r);
+                whatIsStillOpenStillTransfers(r);
                 everyBlockComesBack(r);
                 closingLeavesNoThreadAndTheCommunicatorsWork(r);
             }
@@ -104,6 +108,16 @@ class KvChaosTest {
         Set<KvFailure> allowed = r.allowedFailures(p);
         assertTrue(allowed.contains(e.failure()), () -> r + ": " + p + " failed on " + side + " with " + e.failure()
                 + ", which its chaos " + allowed + " does not explain: " + e.getMessage());
+    }
+
+    private static void whatIsStillOpenStillTransfers(KvChaosRound r) {
+        r.sendOnceMore();
+        for (Planned p : r.afterChaos) {
+            assertNull(outcome(r, p, "KvSend.done()", p.send.done()), () -> r + ": " + p + " sent after the chaos failed");
+            assertNotNull(p.incoming, () -> r + ": " + p + " was delivered and never arrived");
+            assertNull(outcome(r, p, "KvIncoming.done()", p.incoming.done()), () -> r + ": " + p + " failed on the receiver");
+        }
+        assertEquals(List.of(), r.problems, r::toString);
     }
 
     private static void everyBlockComesBack(KvChaosRound r) {
