@@ -92,12 +92,15 @@ public final class KvRankMain {
 
     private static void checkWhatArrives(Rendezvous rdzv, KvPool pool, KvOptions options) throws Exception {
         CompletableFuture<KvIncoming> first = new CompletableFuture<>();
-        try (KvReceiver receiver = KvReceiver.open(pool, new KvBlockPool(LAYOUT.blocks()), options, first::complete)
-                .get(WAIT_SECONDS, TimeUnit.SECONDS)) {
+        KvReceiver receiver = KvReceiver.open(pool, new KvBlockPool(LAYOUT.blocks()), options, first::complete)
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
             rdzv.barrierNow("kv-receiving");
             KvReceived r = first.get(WAIT_SECONDS, TimeUnit.SECONDS).done().get(WAIT_SECONDS, TimeUnit.SECONDS);
             long wrong = KvRig.wrongBytes(LAYOUT, KvRig.seeded(LAYOUT, SEED), sourceBlocks(), LAYOUT, KvRig.bytes(pool), r.blocks(), TOKENS);
             System.out.println("arrived " + r.bytes() + " bytes of " + r.request() + " from rank " + r.sender() + ", wrong bytes " + wrong);
+        } finally {
+            receiver.close();
         }
     }
 
@@ -148,13 +151,16 @@ public final class KvRankMain {
             throws Exception {
         KvBlockPool blocks = new KvBlockPool(LAYOUT.blocks());
         List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-        try (KvReceiver receiver = receiveFirstLayers(rdzv, pool, options, blocks, arrived)) {
+        KvReceiver receiver = receiveFirstLayers(rdzv, pool, options, blocks, arrived);
+        try {
             for (KvIncoming in : arrived) in.done().whenComplete((r, e) -> reportEnd(in.request(), e));
             for (KvIncoming in : arrived) in.done().handle((r, e) -> null).get(WAIT_SECONDS, TimeUnit.SECONDS);
             // The receiver gives a failed request's blocks back once nothing of it is in flight: at once here.
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> blocks.available() == blocks.capacity());
             System.out.println("blocks free: " + blocks.available() + " of " + blocks.capacity());
             reportTheCommunicator(comm);
+        } finally {
+            receiver.close();
         }
         System.out.println("receiver closed");
     }
