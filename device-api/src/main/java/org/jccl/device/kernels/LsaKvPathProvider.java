@@ -2,7 +2,6 @@ package org.jccl.device.kernels;
 
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Communicator;
-import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.device.DeviceApi;
 import org.jccl.device.DeviceComm;
 import org.jccl.device.DeviceCommRequirements;
@@ -27,8 +26,7 @@ public final class LsaKvPathProvider implements KvPathProvider {
     public CompletableFuture<KvDirectPath> open(KvPool pool) {
         Communicator c = pool.communicator();
         if (pool.window() == null) {
-            return CompletableFuture.failedFuture(new UnsupportedFeatureException("ncclCommWindowRegister",
-                    c.backend().describe(), String.valueOf(c.backend().version()), null));
+            return CompletableFuture.failedFuture(c.backend().features().unsupported("ncclCommWindowRegister", null));
         }
         CompletableFuture<DeviceComm> devComm;
         try {

@@ -136,6 +136,7 @@ class ApiShapesTest {
                     + " the layers as a Publisher (reactive) or a Flow (Kotlin) and return the delivery"),
             entry("KvReceiver.pool()", QUERY),
             entry("KvReceiver.options()", QUERY),
+            entry("KvReceiver.waiting()", QUERY),
             entry("KvReceiver.toString()", DESCRIPTION),
             entry("KvReceiver.close()", "waits for closeAsync(), which every shape has"),
             entry("Step.builder(Communicator)", "collects operations at once, nothing issued: the shapes build from a"

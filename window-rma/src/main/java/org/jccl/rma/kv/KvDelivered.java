@@ -6,7 +6,9 @@ package org.jccl.rma.kv;
  * @param request       the request's name
  * @param receiver      the decode rank
  * @param path          how the data moved
- * @param bytes         the bytes moved (every layer and tensor; what decode holds of the request)
+ * @param bytes         the bytes moved, every layer and tensor: whole blocks where both sides have the same tokens per
+ *                      block and heads (the last block's unused tail too, so up to a block more than the tokens fill,
+ *                      which {@link KvReceived#bytes()} counts), else exactly the rows of the tokens
  * @param waitedNanos   from {@link KvSender#send} to the grant of destination blocks (backpressure, when large)
  * @param transferNanos from the first layer's copy being issued to the receiver's word that every layer is usable
  */

@@ -7,6 +7,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.jccl.core.DataType;
+import org.jccl.core.error.InvalidArgumentException;
 
 /**
  * The control messages between a KV sender and a KV receiver, over one link per pair: set-up, then per request the
@@ -83,6 +84,8 @@ sealed interface KvMessage {
     int CANCEL = 10;
     int CANCELLED = 11;
     int GOODBYE = 12;
+    /** The longest diagnostic text a message carries whole, in chars. */
+    int MAX_TEXT = 16_000;
 
     static byte[] encode(KvMessage m) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
@@ -99,11 +102,11 @@ sealed interface KvMessage {
                 writeLayout(out, w.layout());
                 out.writeLong(w.stagingOffset());
                 out.writeLong(w.slotBytes());
-                out.writeUTF(w.refusal());
+                writeText(out, w.refusal());
             } else if (m instanceof Announce a) {
                 out.writeByte(ANNOUNCE);
                 out.writeLong(a.id());
-                out.writeUTF(a.name());
+                out.writeUTF(a.name()); // whole: KvRequest keeps names short enough
                 out.writeInt(a.tokens());
                 out.writeLong(a.deadlineMillis());
             } else if (m instanceof Grant g) {
@@ -137,13 +140,13 @@ sealed interface KvMessage {
                 out.writeByte(CANCEL);
                 out.writeLong(c.id());
                 out.writeByte(c.reason().ordinal());
-                out.writeUTF(c.detail());
+                writeText(out, c.detail());
             } else if (m instanceof Cancelled c) {
                 out.writeByte(CANCELLED);
                 out.writeLong(c.id());
             } else if (m instanceof Goodbye g) {
                 out.writeByte(GOODBYE);
-                out.writeUTF(g.reason());
+                writeText(out, g.reason());
             }
 
         } catch (IOException e) {
@@ -152,14 +155,21 @@ sealed interface KvMessage {
         return bytes.toByteArray();
     }
 
-    /** Decodes one message; a malformed one throws {@link IllegalArgumentException} (the link is then dropped). */
+    /**
+     * Decodes one message; a malformed one, or one with values no sender makes (an impossible layout, a request of no
+     * tokens), throws {@link IllegalArgumentException} and nothing else (the link is then dropped).
+     */
     static KvMessage decode(byte[] frame) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(frame))) {
             int tag = in.readUnsignedByte();
             KvMessage m = switch (tag) {
                 case HELLO -> new Hello(in.readInt(), readLayout(in), enumAt(KvPathKind.values(), in.readUnsignedByte()), in.readLong());
                 case WELCOME -> new Welcome(in.readInt(), readLayout(in), in.readLong(), in.readLong(), in.readUTF());
-                case ANNOUNCE -> new Announce(in.readLong(), in.readUTF(), in.readInt(), in.readLong());
+                case ANNOUNCE -> {
+                    Announce a = new Announce(in.readLong(), in.readUTF(), in.readInt(), in.readLong());
+                    if (a.tokens() <= 0 || a.deadlineMillis() <= 0) throw new IllegalArgumentException("an impossible " + a);
+                    yield a;
+                }
                 case GRANT -> {
                     long id = in.readLong();
                     int n = in.readInt();
@@ -169,7 +179,11 @@ sealed interface KvMessage {
                     yield new Grant(id, blocks);
                 }
                 case LAYER_DONE -> new LayerDone(in.readLong(), in.readInt());
-                case WANT -> new Want(in.readLong(), in.readInt());
+                case WANT -> {
+                    Want w = new Want(in.readLong(), in.readInt());
+                    if (w.pieces() <= 0) throw new IllegalArgumentException("an impossible " + w);
+                    yield w;
+                }
                 case SLOT -> new Slot(in.readLong(), in.readInt());
                 case PIECE_SENT -> new PieceSent(in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
                 case COMPLETE -> new Complete(in.readLong());
@@ -182,7 +196,17 @@ sealed interface KvMessage {
             return m;
         } catch (IOException e) {
             throw new IllegalArgumentException("a truncated KV message: " + e.getMessage(), e);
+        } catch (InvalidArgumentException e) { // a layout no rank can have: the frame is as bad as a truncated one
+            throw new IllegalArgumentException("a KV message with an impossible layout: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Writes a diagnostic text (a reason, a refusal), cut to {@link #MAX_TEXT} chars with a final "…": modified UTF-8
+     * takes at most 3 bytes a char, so it always fits the 65,535 bytes of a text field.
+     */
+    private static void writeText(DataOutputStream out, String text) throws IOException {
+        out.writeUTF(text.length() <= MAX_TEXT ? text : text.substring(0, MAX_TEXT) + "…");
     }
 
     private static void writeLayout(DataOutputStream out, KvLayout l) throws IOException {

@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.jccl.core.Communicator;
 import org.jccl.core.Modules;
 import org.jccl.core.Work;
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * {@link KvIncoming} with a future per layer and one for the whole request. Threading: every decision is made on the
  * receiver's own thread; nothing waits for the GPU.
  */
-public final class KvReceiver implements AutoCloseable {
+public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
     private static final Logger LOG = LoggerFactory.getLogger(KvReceiver.class);
 
     private final KvPool pool;
@@ -57,8 +58,6 @@ public final class KvReceiver implements AutoCloseable {
     private final KvCopies copies;
     private final SerialWorker thread;
     private final KvEndpoints endpoints;
-    /** What the communicator's end does to this endpoint: it closes. */
-    private final KvEndpoints.Endpoint ending = this::closeAsync;
     private final long slotBytes;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
@@ -83,6 +82,8 @@ public final class KvReceiver implements AutoCloseable {
         final ArrayDeque<ReceivingRequest> queued = new ArrayDeque<>();
         /** Staged paths: (request id, pieces) still wanting slots, oldest first. */
         final ArrayDeque<long[]> wants = new ArrayDeque<>();
+        /** Staged paths: the slots handed to it and not yet answered by a {@link PieceSent}. */
+        final Set<Integer> slotsHeld = new HashSet<>();
         @Nullable String lost;
 
         Sender(KvLink link) {
@@ -102,7 +103,7 @@ public final class KvReceiver implements AutoCloseable {
         this.slotBytes = pool.stagingBytes() / options.slots();
         for (int s = 0; s < options.slots() && slotBytes > 0; s++) freeSlots.add(s);
         this.endpoints = KvEndpoints.of(c);
-        endpoints.add(ending);
+        endpoints.add(this);
         allocator.onFree(() -> run(this::grant));
     }
 
@@ -243,10 +244,13 @@ public final class KvReceiver implements AutoCloseable {
         grant();
     }
 
-    /** Grants blocks to queued requests, one sender after another, while the allocator and the limit allow. */
+    /**
+     * Grants blocks to queued requests, one sender after another, while the allocator and the limit allow. A sender
+     * whose request cannot be granted yet keeps its turn: it goes first when blocks come back.
+     */
     private void grant() {
         while (!closing) {
-            Sender s = nextWith(x -> !x.queued.isEmpty());
+            Sender s = inTurn(x -> !x.queued.isEmpty());
             if (s == null) return;
             ReceivingRequest r = s.queued.peek();
             if (grantedBlocks + r.blocksNeeded > options.maxGrantedBlocks()) return;
@@ -254,8 +258,8 @@ public final class KvReceiver implements AutoCloseable {
             if (blocks == null) return; // onFree asks again
             s.queued.poll();
             waiting--;
+            turnTaken(s);
             grantedBlocks += r.blocksNeeded;
-            served(s);
             grantTo(s, r, blocks);
         }
     }
@@ -285,10 +289,11 @@ public final class KvReceiver implements AutoCloseable {
     }
 
     /**
-     * The next sender in turn that {@code has} something, or null. The turn moves on only through {@link #served}, once
-     * the sender got what it waited for: a sender whose turn came while nothing could be granted keeps it.
+     * The first sender from the one whose turn it is that {@code has} something, or null. The turn moves on only when
+     * that sender was given something ({@link #turnTaken}): an attempt that gives nothing (no blocks free yet) must not
+     * pass its turn to the next sender, or whoever is next after a fixed number of such attempts gets every grant.
      */
-    private @Nullable Sender nextWith(Predicate<Sender> has) {
+    private @Nullable Sender inTurn(java.util.function.Predicate<Sender> has) {
         for (int i = 0; i < senders.size(); i++) {
             Sender s = senders.get((nextSender + i) % senders.size());
             if (has.test(s)) return s;
@@ -296,15 +301,15 @@ public final class KvReceiver implements AutoCloseable {
         return null;
     }
 
-    /** {@code s} was granted something: the turn passes to the sender after it. */
-    private void served(Sender s) {
+    /** {@code s} was given a grant or a slot: the turn passes to the sender after it. */
+    private void turnTaken(Sender s) {
         nextSender = (senders.indexOf(s) + 1) % senders.size();
     }
 
     /** Staged paths: hands free slots to the senders' wants, one sender after another. */
     private void grantSlots() {
         while (!freeSlots.isEmpty()) {
-            Sender s = nextWith(x -> !x.wants.isEmpty());
+            Sender s = inTurn(x -> !x.wants.isEmpty());
             if (s == null) return;
             long[] want = s.wants.peek();
             ReceivingRequest r = s.requests.get(want[0]);
@@ -313,14 +318,27 @@ public final class KvReceiver implements AutoCloseable {
                 continue;
             }
             if (--want[1] == 0) s.wants.poll();
-            served(s);
-            s.link.send(new Slot(r.id, freeSlots.poll()));
+            turnTaken(s);
+            int slot = freeSlots.poll();
+            s.slotsHeld.add(slot);
+            s.link.send(new Slot(r.id, slot));
         }
     }
 
-    /** A staged piece was issued into one of this rank's slots: receive it there and scatter it into the pool. */
+    /**
+     * A staged piece was issued into one of this rank's slots: receive it there and scatter it into the pool. A piece
+     * in a slot the sender does not hold, or outside its request, comes from a broken sender: its link is dropped
+     * before anything is issued (a receive or scatter for it would wait for data that never comes, or land outside the
+     * request's blocks).
+     */
     private void onPiece(Sender s, PieceSent p) {
+        // On each refusal below the slot stays held, and onLost gives it back with the sender's others.
+        if (!s.slotsHeld.contains(p.slot())) {
+            onLost(s, "KV sender rank " + s.rank + " sent a piece in slot " + p.slot() + ", which it does not hold");
+            return;
+        }
         if (p.layer() < 0) { // the sender ended the request before filling the slot
+            s.slotsHeld.remove(p.slot());
             freeSlot(p.slot());
             return;
         }
@@ -329,6 +347,15 @@ public final class KvReceiver implements AutoCloseable {
             onLost(s, "KV sender rank " + s.rank + " sent a piece of unknown request " + p.id());
             return;
         }
+        KvLayout l = pool.layout();
+        if (p.layer() >= l.layers() || p.tensor() < 0 || p.tensor() >= l.tensors() || p.piece() < 0
+                || p.piece() >= r.piecesPerTensor) {
+            onLost(s, "KV sender rank " + s.rank + " sent piece " + p.piece() + " of layer " + p.layer() + ", tensor "
+                    + p.tensor() + " of " + r.name + ", which has " + l.layers() + " layers of " + l.tensors() + " tensors in "
+                    + r.piecesPerTensor + " piece(s) each");
+            return;
+        }
+        s.slotsHeld.remove(p.slot());
         // Even a piece of a request that is ending is received: its put's signal or its send must be matched.
         KvGeometry piece = r.pieces.get(p.piece());
         StreamOperation op = s.hello.path() == KvPathKind.PUT_SIGNAL
@@ -451,11 +478,20 @@ public final class KvReceiver implements AutoCloseable {
             tryFinish(s, r);
         }
         s.wants.clear();
+        // Slots it held and never filled come back: a sender that is gone issues nothing more into them.
+        for (int slot : s.slotsHeld) freeSlots.add(slot);
+        s.slotsHeld.clear();
         senders.remove(s);
+        grantSlots();
         if (closing) tryClosed();
     }
 
     // ---- closing
+
+    @Override
+    public void communicatorEnding() {
+        closeAsync();
+    }
 
     /** Ends every request ({@link KvFailure#CLOSED}), waits until none is in flight, then closes the links. Idempotent. */
     public CompletableFuture<Void> closeAsync() {
@@ -488,7 +524,7 @@ public final class KvReceiver implements AutoCloseable {
     private void stop() {
         KvLinks.Listening l = listening;
         if (l != null) l.close();
-        endpoints.remove(ending);
+        endpoints.remove(this);
         thread.stop();
     }
 

@@ -18,6 +18,7 @@ import org.jccl.core.error.InvalidArgumentException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Credits, fairness, deadlines, cancellation and bad input of KV transfers, between host ranks of one JVM. */
 class KvLifecycleHostTest {
@@ -89,10 +90,9 @@ class KvLifecycleHostTest {
     @Test
     void twoPrefillRanksShareTheDecodeRankInTurn() throws Exception {
         try (KvRig rig = new KvRig(List.of(LAYOUT, LAYOUT, LAYOUT), 1024)) {
-            KvBlockPool decodeBlocks = new KvBlockPool(4); // one request at a time
-            int[] held = decodeBlocks.allocate(4); // none until both prefill ranks have asked
+            HeldBlocks decodeBlocks = new HeldBlocks(4); // one request at a time, once released
             List<Integer> grantOrder = new CopyOnWriteArrayList<>();
-            KvReceiver receiver = rig.receiver(2, decodeBlocks, KvOptions.DEFAULT, in -> {
+            rig.receiver(2, decodeBlocks, KvOptions.DEFAULT, in -> {
                 grantOrder.add(in.sender());
                 in.done().thenAccept(r -> decodeBlocks.free(r.blocks()));
             });
@@ -103,12 +103,50 @@ class KvLifecycleHostTest {
                     sends.add(sender.send(new KvRequest("p" + p + "-" + i, 2, 16, blocks(0, 4), KvRig.seconds(30))).allReady());
                 }
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> receiver.waiting() == 12);
-            decodeBlocks.free(held);
+            await().atMost(Duration.ofSeconds(10)).until(() -> decodeBlocks.attempts() >= sends.size()); // all queued
+            decodeBlocks.release();
             for (KvSend s : sends) s.done().get(30, TimeUnit.SECONDS);
             assertEquals(12, grantOrder.size());
             for (int i = 1; i < grantOrder.size(); i++) {
-                assertTrue(!grantOrder.get(i).equals(grantOrder.get(i - 1)), "grants went " + grantOrder); // strictly in turn
+                assertTrue(!grantOrder.get(i).equals(grantOrder.get(i - 1)), "grants went " + grantOrder);
+            }
+        }
+    }
+
+    /**
+     * The usual decoder gives blocks back after it decoded a request, from its own thread: each free alone grants the
+     * next request, and the turn must pass to the next prefill rank only when one was granted.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void prefillRanksTakeTurnsWhenDecodeFreesBlocksAfterDecoding(int prefillRanks) throws Exception {
+        int requestsEach = 5;
+        int decode = prefillRanks;
+        try (KvRig rig = new KvRig(java.util.Collections.nCopies(prefillRanks + 1, LAYOUT), 1024)) {
+            HeldBlocks decodeBlocks = new HeldBlocks(4); // one request at a time, once released
+            List<KvIncoming> granted = new CopyOnWriteArrayList<>();
+            rig.receiver(decode, decodeBlocks, KvOptions.DEFAULT, granted::add);
+            List<KvSend> sends = new ArrayList<>();
+            for (int p = 0; p < prefillRanks; p++) {
+                KvSender sender = rig.sender(p, KvOptions.DEFAULT);
+                for (int i = 0; i < requestsEach; i++) {
+                    sends.add(sender.send(new KvRequest("p" + p + "-" + i, decode, 16, blocks(0, 4), KvRig.seconds(30))).allReady());
+                }
+            }
+            int total = prefillRanks * requestsEach;
+            await().atMost(Duration.ofSeconds(10)).until(() -> decodeBlocks.attempts() >= total); // all queued
+            decodeBlocks.release();
+            for (int freed = 0; freed < total; freed++) {
+                int next = freed;
+                await().atMost(Duration.ofSeconds(30)).until(() -> granted.size() > next && granted.get(next).done().isDone());
+                decodeBlocks.free(granted.get(next).done().get().blocks());
+            }
+            for (KvSend s : sends) s.done().get(30, TimeUnit.SECONDS);
+            List<Integer> order = granted.stream().map(KvIncoming::sender).toList();
+            // Every rank has requests waiting from the first grant to the last: each window of one grant per rank
+            // holds every rank once.
+            for (int end = prefillRanks; end <= total; end++) {
+                assertEquals(prefillRanks, new java.util.HashSet<>(order.subList(end - prefillRanks, end)).size(), "grants went " + order);
             }
         }
     }

@@ -63,20 +63,37 @@ public final class KvRig implements AutoCloseable {
 
     /** Fills {@code rank}'s pool with bytes from {@code seed}. */
     public void fill(int rank, long seed) {
-        Buffer b = pools.get(rank).buffer();
-        byte[] bytes = new byte[(int) b.byteSize()];
-        new Random(seed).nextBytes(bytes);
-        ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
-        b.write(0, direct);
+        fill(pools.get(rank), seed);
     }
 
     public void zero(int rank) {
-        Buffer b = pools.get(rank).buffer();
-        b.write(0, ByteBuffer.allocateDirect((int) b.byteSize()));
+        zero(pools.get(rank));
     }
 
     public byte[] pool(int rank) {
-        Buffer b = pools.get(rank).buffer();
+        return bytes(pools.get(rank));
+    }
+
+    /** Fills {@code pool} with {@link #seeded} bytes of {@code seed}. */
+    public static void fill(KvPool pool, long seed) {
+        byte[] bytes = seeded(pool.layout(), seed);
+        pool.buffer().write(0, ByteBuffer.allocateDirect(bytes.length).put(bytes).flip());
+    }
+
+    /** What {@link #fill} writes into a pool of {@code layout}: a process can know it without seeing the pool. */
+    public static byte[] seeded(KvLayout layout, long seed) {
+        byte[] bytes = new byte[(int) layout.poolBytes()];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    public static void zero(KvPool pool) {
+        pool.buffer().write(0, ByteBuffer.allocateDirect((int) pool.layout().poolBytes()));
+    }
+
+    /** A copy of {@code pool}'s bytes. */
+    public static byte[] bytes(KvPool pool) {
+        Buffer b = pool.buffer();
         ByteBuffer direct = ByteBuffer.allocateDirect((int) b.byteSize());
         b.read(0, direct);
         byte[] out = new byte[direct.capacity()];
