@@ -6,9 +6,9 @@ package org.jccl.rma.kv;
  * @param request       the request's name
  * @param receiver      the decode rank
  * @param path          how the data moved
- * @param bytes         the bytes moved, every layer and tensor: whole blocks where both sides have the same tokens per
- *                      block and heads (the last block's unused tail too, so up to a block more than the tokens fill,
- *                      which {@link KvReceived#bytes()} counts), else exactly the rows of the tokens
+ * @param bytes         the bytes of the request that decode holds, every layer and tensor (its tokens' rows, as
+ *                      {@link KvReceived#bytes()} counts them; with equal block sizes the copies move whole blocks,
+ *                      the last one's unused tail too)
  * @param waitedNanos   from {@link KvSender#send} to the grant of destination blocks (backpressure, when large)
  * @param transferNanos from the first layer's copy being issued to the receiver's word that every layer is usable
  */
