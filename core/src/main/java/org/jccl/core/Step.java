@@ -243,10 +243,24 @@ public final class Step implements AutoCloseable {
                     } catch (RuntimeException ended) {
                         e.addSuppressed(ended);
                     }
-                    throw e;
+                    throw notCapturable(e);
                 }
                 return graphs.end(stream);
             }).thenApply(graph -> new Step(communicator, captured, used, graphs, graph));
+        }
+
+        /**
+         * What a library call that refused to be captured means. NCCL connects to peers lazily, on a collective's first
+         * run with a given algorithm and protocol ({@code NCCL_RUNTIME_CONNECT}, on by default since 2.22), and that set-up
+         * cannot be captured: measured on 2 × H200, NCCL 2.28.9, a first all-reduce under capture fails "failed to peer
+         * with device 0: operation not permitted when stream is capturing".
+         */
+        private RuntimeException notCapturable(RuntimeException e) {
+            String m = String.valueOf(e.getMessage());
+            if (!m.contains("capturing")) return e;
+            return new InvalidUsageException(communicator.describe() + ": the library refused to be captured (" + m + "): run"
+                    + " the step's operations once eagerly, with the same sizes, before building it (NCCL connects to"
+                    + " peers on a collective's first run), or set NCCL_RUNTIME_CONNECT=0", -1, null, null, null, e);
         }
 
         /** A step that re-issues its operations back to back in one work on every replay, on any backend. */
