@@ -41,8 +41,13 @@ final class ObservationParent {
         static <T> T call(CoreSubscriber<?> subscriber, Supplier<T> call) {
             Object parent = subscriber.currentContext().getOrDefault(ObservationThreadLocalAccessor.KEY, null);
             if (!(parent instanceof Observation observation)) return call.get();
-            try (Observation.Scope scope = observation.openScope()) {
+            // Not Observation.scoped(..), which would mark the parent failed by a call that throws (a bad argument):
+            // that error reaches the subscriber, who may well handle it.
+            Observation.Scope scope = observation.openScope();
+            try {
                 return call.get();
+            } finally {
+                scope.close();
             }
         }
     }

@@ -66,9 +66,7 @@ class JcclObservationsTest {
     @Test
     void anOperationIsAChildOfTheObservationCurrentOnTheIssuingThread() throws Exception {
         Observation request = Observation.start("request", registry);
-        try (Observation.Scope scope = request.openScope()) {
-            allReduceOnEveryRank();
-        }
+        request.scopedChecked(this::allReduceOnEveryRank);
         request.stop();
         assertThat(registry).hasNumberOfObservationsWithNameEqualTo(OperationConvention.NAME, 2)
                 .forAllObservationsWithNameEqualTo(OperationConvention.NAME, o -> o.hasParentObservationEqualTo(request)
