@@ -14,6 +14,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.jfr.JfrEvents;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
@@ -133,7 +134,8 @@ public final class Backend {
         checkRanks(nranks, rank);
         checkDevice(device);
         byte[] bytes = id.toBytes();
-        return create(idLabel(id), device, rank, config, options, () -> driver.initRank(nranks, bytes, rank, device, config));
+        return create("initRank", idLabel(id), device, rank, nranks, config, options,
+                () -> driver.initRank(nranks, bytes, rank, device, config));
     }
 
     /** {@link #initRank} with the default configuration and options. */
@@ -151,7 +153,7 @@ public final class Backend {
         driver.features().require(Feature.COMM_INIT_RANK_SCALABLE);
         List<byte[]> bytes = new ArrayList<>();
         for (UniqueId id : ids) bytes.add(Errors.requireArgument(id, "id").toBytes());
-        return create(idLabel(ids.get(0)), device, rank, config, options,
+        return create("initRankScalable", idLabel(ids.get(0)), device, rank, nranks, config, options,
                 () -> driver.initRankScalable(nranks, rank, bytes, device, config));
     }
 
@@ -166,10 +168,11 @@ public final class Backend {
         int[] devs = devices.clone();
         for (int d : devs) checkDevice(d);
         CompletableFuture<List<Communicator>> result = new CompletableFuture<>();
+        String id = Integer.toHexString(System.identityHashCode(result) & 0xffff);
+        JfrEvents.lifecycle(id, -1, devs.length, "initAll", null, result);
         Thread creator = new Thread(() -> {
             try {
                 List<DriverComm> comms = driver.initAll(devs);
-                String id = Integer.toHexString(System.identityHashCode(comms) & 0xffff);
                 List<Communicator> out = new ArrayList<>();
                 for (DriverComm dc : comms) out.add(new Communicator(this, dc, id, options, launchQueue(id, dc.rank(), dc.device())));
                 result.complete(List.copyOf(out));
@@ -238,11 +241,13 @@ public final class Backend {
         DriverComm create();
     }
 
-    private CompletableFuture<Communicator> create(String id, int device, int rank, CommConfig config,
-                                                   CommOptions options, Creation creation) {
+    /** @param call what the application called, as a recorded event names it ({@code initRank}) */
+    private CompletableFuture<Communicator> create(String call, String id, int device, int rank, int nranks,
+                                                   CommConfig config, CommOptions options, Creation creation) {
         SerialWorker queue = launchQueue(id, rank, device);
         CompletableFuture<Communicator> result = new CompletableFuture<>();
-        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank);
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank, nranks);
+        JfrEvents.lifecycle(id, rank, nranks, call, null, handedOut);
         queue.submit(() -> {
             try {
                 DriverComm dc = creation.create();
@@ -262,18 +267,24 @@ public final class Backend {
      * out; {@code result} is done once it timed out (its timer is cancelled when it completes first).
      */
     private static CompletableFuture<Communicator> failAfterTimeout(CompletableFuture<Communicator> result, String id,
-                                                                    int rank) {
+                                                                    int rank, int nranks) {
         Duration limit = JcclSettings.initTimeout();
         if (limit.isZero()) return result;
         CompletableFuture<Communicator> handedOut = result.orTimeout(limit.toNanos(), TimeUnit.NANOSECONDS)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
-                        ? new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation still not done after "
-                        + limit + " (jccl.initTimeout): check that every rank joins with the same id") : e));
+                        ? creationTimedOut(id, rank, nranks, limit) : e));
         // Cancelling what the caller holds cancels the creation too: what the library makes afterwards is aborted.
         handedOut.whenComplete((c, e) -> {
             if (handedOut.isCancelled()) result.cancel(false);
         });
         return handedOut;
+    }
+
+    private static WorkTimeoutException creationTimedOut(String id, int rank, int nranks, Duration limit) {
+        String usualCause = "check that every rank joins with the same id";
+        JfrEvents.timeout(id, rank, nranks, -1, "creation", limit.toNanos(), usualCause, true);
+        return new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation still not done after " + limit
+                + " (jccl.initTimeout): " + usualCause);
     }
 
     /** A communicator nobody will receive: the library's abort, on its launch thread, which then ends. */
@@ -286,7 +297,7 @@ public final class Backend {
     CompletableFuture<Communicator> adopt(DriverComm dc, String id, CommConfig config, CommOptions options) {
         CompletableFuture<Communicator> result = new CompletableFuture<>();
         SerialWorker queue = launchQueue(id, dc.rank(), dc.device());
-        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank());
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank(), dc.size());
         whenReady(dc, id, config, options, queue, result);
         return handedOut;
     }

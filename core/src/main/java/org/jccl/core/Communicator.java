@@ -54,7 +54,7 @@ public final class Communicator implements AutoCloseable {
         String label = "[comm=" + id + " rank=" + driverComm.rank() + "/" + driverComm.size() + "]";
         StreamQueue queue = backend.newStreamQueue(backend.driver().createStream(driverComm.device()));
         this.stream = new Stream(backend, queue, launchQueue);
-        this.state = new CommunicatorState(backend.driver(), driverComm, label, launchQueue, queue,
+        this.state = new CommunicatorState(backend.driver(), driverComm, id, label, launchQueue, queue,
                 options.closeTimeout(), options.timeoutPolicy() == TimeoutPolicy.ABORT_COMMUNICATOR, stream::release);
     }
 

@@ -77,7 +77,7 @@ final class Submission {
         long bytes = bytes(op); // here, not in the factory, which runs under the submit lock
         String name = op.kind().method();
         return IssuePath.issue(List.of(state), List.of(List.of(enqueue)), sequences -> new Work(sequences[0],
-                () -> communicator.describe() + " " + op.describe(sequences[0]), communicator, name, bytes, held, timeoutNanos));
+                new Work.Single(communicator, op, sequences), communicator, name, bytes, held, timeoutNanos));
     }
 
     /**

@@ -25,8 +25,10 @@ import reactor.core.scheduler.Scheduler;
  * without waiting for the subscriber's set-up (a round trip of a small operation is a few microseconds). An
  * exception thrown by the call (bad arguments, a missing feature) becomes the Mono's error, and a failed future's
  * error reaches the subscriber as core's typed exception. A subscription by {@code block()} on a thread where Reactor
- * refuses to block (jccl's event thread) starts nothing ({@link BlockingWait}). It is its own operator rather than {@code Mono.create}
- * because it is on every operation's path: one subscription object, one state word, no sink machinery.
+ * refuses to block (jccl's event thread) starts nothing ({@link BlockingWait}). With tracing on, the call is made with
+ * the Micrometer observation of the subscriber's context current ({@link ObservationParent}). It is its own operator
+ * rather than {@code Mono.create} because it is on every operation's path: one subscription object, one state word, no
+ * sink machinery.
  *
  * @param <T> the result; a {@code Void} future completes the Mono empty
  */
@@ -69,7 +71,7 @@ final class FutureMono<T> extends Mono<T> {
         }
         CompletableFuture<? extends T> future;
         try {
-            future = Objects.requireNonNull(start.get(), "the call returned no future");
+            future = Objects.requireNonNull(ObservationParent.call(actual, start), "the call returned no future");
         } catch (Throwable e) {
             Operators.error(actual, Operators.onOperatorError(e, actual.currentContext()));
             return;

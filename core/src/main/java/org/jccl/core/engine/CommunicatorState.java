@@ -15,6 +15,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.jfr.JfrEvents;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.thread.SerialWorker;
@@ -37,6 +38,7 @@ public final class CommunicatorState {
 
     private final Driver driver;
     private final DriverComm driverComm;
+    private final String id;
     private final String label;
     private final SerialWorker launchQueue;
     private final StreamQueue stream;
@@ -64,15 +66,17 @@ public final class CommunicatorState {
     private volatile @Nullable CompletableFuture<Void> drained;
 
     /**
+     * @param id             the communicator's id shared by its ranks, as recorded events name it, e.g. {@code 3f2a}
      * @param label          the prefix of every message, e.g. {@code [comm=3f2a rank=1/2]}
      * @param closeTimeout   how long {@link #closeAsync()} drains before it aborts
      * @param abortOnTimeout whether a work past its deadline aborts the communicator (else only that work fails)
      * @param onRelease      run once the communicator is destroyed or aborted (e.g. destroying its stream)
      */
-    public CommunicatorState(Driver driver, DriverComm driverComm, String label, SerialWorker launchQueue,
+    public CommunicatorState(Driver driver, DriverComm driverComm, String id, String label, SerialWorker launchQueue,
                              StreamQueue stream, Duration closeTimeout, boolean abortOnTimeout, Runnable onRelease) {
         this.driver = driver;
         this.driverComm = driverComm;
+        this.id = id;
         this.label = label;
         this.launchQueue = launchQueue;
         this.stream = stream;
@@ -195,10 +199,11 @@ public final class CommunicatorState {
     }
 
     private void callTimedOut(CompletableFuture<?> call, String what, Duration timeout) {
+        String waitingFor = diagnosis("check that every rank makes this call, in the same order as its operations");
         WorkTimeoutException e = new WorkTimeoutException("still not done after " + timeout + " on this rank: "
-                + diagnosis("check that every rank makes this call, in the same order as its operations"),
-                -1, null, null, label + " " + what, null);
+                + waitingFor, -1, null, null, label + " " + what, null);
         if (!call.completeExceptionally(e)) return;
+        JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), -1, what, timeout.toNanos(), waitingFor, abortOnTimeout);
         if (abortOnTimeout) {
             LOG.error("{}; aborting the communicator", e.getMessage());
             abort(new CommunicatorAbortedException("aborted: " + what + " timed out after " + timeout, -1, null, null,
@@ -226,6 +231,7 @@ public final class CommunicatorState {
     public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
         checkOpen();
         CompletableFuture<T> result = new CompletableFuture<>();
+        recordLifecycle(what, null, result);
         boolean queued = launchQueue.submit(() -> {
             JcclException f = failure;
             if (f != null) {
@@ -261,7 +267,17 @@ public final class CommunicatorState {
     public CompletableFuture<Void> revoke() {
         checkOpen();
         revoked = true;
-        return CompletableFuture.runAsync(() -> driverComm.revoke(0), r -> daemon(r, "jccl-revoke-" + label).start());
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        recordLifecycle("revoke", null, done);
+        daemon(() -> {
+            try {
+                driverComm.revoke(0);
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        }, "jccl-revoke-" + label).start();
+        return done;
     }
 
     private JcclException stopped(String what) {
@@ -285,6 +301,7 @@ public final class CommunicatorState {
             drained = toDrain;
             if (pending.isEmpty()) toDrain.complete(null);
         }
+        recordLifecycle("close", null, closed);
         attachments.closing(); // modules end what waits on peers, so that the drain below can finish
         toDrain.orTimeout(closeTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((v, timeout) -> {
             if (timeout != null) {
@@ -331,6 +348,7 @@ public final class CommunicatorState {
             state = State.ABORTED;
             failure = cause;
         }
+        recordLifecycle("abort", cause.toString(), aborted);
         List<TrackedWork> inIssueOrder = new ArrayList<>(pending);
         inIssueOrder.sort(Comparator.comparingLong(TrackedWork::sequence));
         for (TrackedWork w : inIssueOrder) w.fail(Errors.forWork(cause, w.describe()));
@@ -350,6 +368,7 @@ public final class CommunicatorState {
         CompletableFuture.delayedExecutor(limit.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
             if (aborted.completeExceptionally(new WorkTimeoutException(label + ": the library's abort did not return within "
                     + limit + " (jccl.abortTimeout); its thread is left behind", -1, null, null, label + " abort()", null))) {
+                JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), -1, "abort", limit.toNanos(), null, false);
                 LOG.error("{} ncclCommAbort did not return within {}", label, limit);
             }
         });
@@ -363,6 +382,11 @@ public final class CommunicatorState {
         // The stream may still hold events of aborted work; the event thread keeps polling them, which the runtime
         // allows after the stream is destroyed.
         onRelease.run();
+    }
+
+    /** A JFR {@code jccl.Lifecycle} event of {@code call}, made now and committed when {@code result} completes. */
+    private void recordLifecycle(String call, @Nullable String reason, CompletableFuture<?> result) {
+        JfrEvents.lifecycle(id, driverComm.rank(), driverComm.size(), call, reason, result);
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -414,9 +438,11 @@ public final class CommunicatorState {
     }
 
     private void timedOut(TrackedWork w) {
+        String waitingFor = diagnosis("check that every rank issues the same operations in the same order");
         WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout() + " on this rank: "
-                + diagnosis("check that every rank issues the same operations in the same order"),
-                -1, null, null, w.describe(), null);
+                + waitingFor, -1, null, null, w.describe(), null);
+        JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), w.sequence(), w.describe(), w.timeout().toNanos(),
+                waitingFor, abortOnTimeout);
         if (abortOnTimeout) {
             LOG.error("{}; aborting the communicator", e.getMessage());
             w.fail(e);

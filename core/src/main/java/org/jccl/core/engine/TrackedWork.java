@@ -129,6 +129,13 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     }
 
     /**
+     * Called on the launch thread once the library's enqueue returned, before the work is handed to the event thread:
+     * a hook for observers (JFR), a no-op here. Not called for a work that never launched. Must be cheap.
+     */
+    protected void launchReturned() {
+    }
+
+    /**
      * Called just before the work completes ({@code error} null) or fails, once, by the completion that settles it, on
      * the completing thread (usually the event thread): a hook for observers, a no-op here. Must be cheap and must not
      * block.
