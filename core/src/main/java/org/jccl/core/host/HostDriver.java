@@ -19,6 +19,7 @@ import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.ForeignOwner;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
@@ -111,6 +112,12 @@ public final class HostDriver implements Driver {
     @Override
     public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
         return HostMemoryBlock.allocate(bytes, kind);
+    }
+
+    /** Host memory at {@code address}: the host backend's only kind ({@code device} is ignored, as everywhere here). */
+    @Override
+    public MemoryBlock wrap(int device, long address, long bytes, ForeignOwner owner) {
+        return ForeignHostMemory.wrap(address, bytes, owner);
     }
 
     @Override

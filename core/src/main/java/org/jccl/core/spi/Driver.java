@@ -39,6 +39,15 @@ public interface Driver {
 
     MemoryBlock allocate(int device, long bytes, MemoryKind kind);
 
+    /**
+     * Memory another library allocated, wrapped without copying: {@code bytes} at {@code address} on {@code device}
+     * (checked by the caller). The block frees nothing; its last release tells {@code owner}. GPU drivers take a device
+     * pointer as it is; the host driver reads and writes host memory at that address.
+     */
+    default MemoryBlock wrap(int device, long address, long bytes, ForeignOwner owner) {
+        return new ForeignMemoryBlock(address, bytes, device, owner);
+    }
+
     /** Synchronous copy of {@code src}'s remaining bytes into a block; the caller owns {@code src}'s position. */
     void write(MemoryBlock dst, long offset, ByteBuffer src);
 

@@ -46,6 +46,15 @@ public abstract class MemoryBlock {
      */
     public abstract @Nullable ByteBuffer hostView();
 
+    /**
+     * Why the memory can no longer be used although jccl still holds references to it — its owner freed it behind
+     * jccl's back, which only {@link MemoryKind#FOREIGN} memory can suffer and only some owners let jccl notice — or
+     * null while it is usable. Checked before an operation that uses it is enqueued; cheap; any thread.
+     */
+    public @Nullable String whyUnusable() {
+        return null;
+    }
+
     /** Frees the memory; called once, when the last reference is released. */
     protected abstract void free();
 
