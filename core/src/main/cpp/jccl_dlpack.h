@@ -87,10 +87,11 @@ static void jn_dlpack_delete(jn_long managed) {
 
 /*
  * A new DLManagedTensor over data (compact, row-major: strides NULL), its shape in the same allocation, deleter the
- * function at address deleter and manager_ctx the value the caller gives; 0 if out of memory.
+ * given function (JavaCPP passes a Java callback's C thunk) and manager_ctx the value the caller gives; 0 if out of
+ * memory.
  */
 static jn_long jn_dlpack_new(jn_long data, int device_type, int device_id, int code, int bits, int ndim, jn_long* shape,
-                             jn_long manager_ctx, jn_long deleter) {
+                             jn_long manager_ctx, void (*deleter)(void*)) {
     if (ndim < 0) return 0;
     jn_dl_managed* m = (jn_dl_managed*) calloc(1, sizeof(jn_dl_managed) + sizeof(int64_t) * (size_t) (ndim > 0 ? ndim : 1));
     if (m == NULL) return 0;
@@ -107,7 +108,8 @@ static jn_long jn_dlpack_new(jn_long data, int device_type, int device_id, int c
     m->dl_tensor.strides = NULL;
     m->dl_tensor.byte_offset = 0;
     m->manager_ctx = (void*) (intptr_t) manager_ctx;
-    m->deleter = (void (*)(jn_dl_managed*)) (intptr_t) deleter;
+    /* The Java callback's thunk takes void*: the same call as DLManagedTensor* on every ABI jccl builds for. */
+    m->deleter = (void (*)(jn_dl_managed*)) deleter;
     return (jn_long) (intptr_t) m;
 }
 

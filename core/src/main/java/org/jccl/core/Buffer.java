@@ -283,6 +283,11 @@ public final class Buffer implements AutoCloseable {
         return block;
     }
 
+    /** The address native code outside jccl sees (the host backend's own memory has synthetic {@link #address()}es). */
+    long nativeAddress() {
+        return driver.nativeAddress(block, offset);
+    }
+
     /** Which backend's memory this is. */
     BackendKind backendKind() {
         return driver.kind();

@@ -145,7 +145,7 @@ public final class Dlpack {
         int deviceType = DlpackTypes.deviceType(buffer.backendKind(), block.kind() == MemoryKind.PINNED_HOST);
         int deviceId = buffer.device() < 0 ? 0 : buffer.device();
         try {
-            return DlpackNative.export(buffer.address(), deviceType, deviceId, DlpackTypes.code(type), 8 * type.size(),
+            return DlpackNative.export(buffer.nativeAddress(), deviceType, deviceId, DlpackTypes.code(type), 8 * type.size(),
                     dims, block::release);
         } catch (RuntimeException e) {
             block.release();

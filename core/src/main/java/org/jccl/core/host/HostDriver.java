@@ -13,6 +13,7 @@ import org.jccl.core.CommConfig;
 import org.jccl.core.DeviceInfo;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.nccl.NativeMemory;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverEvent;
@@ -118,6 +119,13 @@ public final class HostDriver implements Driver {
     @Override
     public MemoryBlock wrap(int device, long address, long bytes, ForeignOwner owner) {
         return ForeignHostMemory.wrap(address, bytes, owner);
+    }
+
+    /** Foreign blocks carry their real address; the backend's own blocks are asked for theirs (through JNI). */
+    @Override
+    public long nativeAddress(MemoryBlock block, long offset) {
+        HostMemoryBlock b = host(block);
+        return (b.kind() == MemoryKind.FOREIGN ? b.address() : NativeMemory.addressOf(b.bytes())) + offset;
     }
 
     @Override

@@ -71,7 +71,7 @@ public final class DlpackNative {
     public static long export(long data, int deviceType, int deviceId, int code, int bits, long[] shape, Runnable onDeleted) {
         long id = NEXT_EXPORT.getAndIncrement();
         EXPORTS.put(id, onDeleted);
-        long tensor = NativeApi.jn_dlpack_new(data, deviceType, deviceId, code, bits, shape.length, shape, id, deleter().address());
+        long tensor = NativeApi.jn_dlpack_new(data, deviceType, deviceId, code, bits, shape.length, shape, id, deleter());
         if (tensor == 0) {
             EXPORTS.remove(id);
             throw new SystemErrorException("out of native memory for a DLManagedTensor");

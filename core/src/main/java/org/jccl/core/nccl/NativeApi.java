@@ -298,7 +298,7 @@ final class NativeApi {
 
     /** A new compact DLManagedTensor (shape in the same allocation); 0 when out of memory. */
     static native long jn_dlpack_new(long data, int deviceType, int deviceId, int code, int bits, int ndim, long[] shape,
-                                     long managerContext, long deleter);
+                                     long managerContext, DlpackDeleter deleter);
 
     /** The manager_ctx of a tensor {@link #jn_dlpack_new} made. */
     static native long jn_dlpack_context(long managed);

@@ -48,6 +48,15 @@ public interface Driver {
         return new ForeignMemoryBlock(address, bytes, device, owner);
     }
 
+    /**
+     * The address native code outside jccl sees for {@code offset} bytes into {@code block} (a DLPack export's data
+     * pointer): the block's own address on GPU backends. The host backend's own memory has synthetic addresses, so its
+     * driver answers the real one.
+     */
+    default long nativeAddress(MemoryBlock block, long offset) {
+        return block.address() + offset;
+    }
+
     /** Synchronous copy of {@code src}'s remaining bytes into a block; the caller owns {@code src}'s position. */
     void write(MemoryBlock dst, long offset, ByteBuffer src);
 
