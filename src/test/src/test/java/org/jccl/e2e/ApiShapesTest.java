@@ -116,6 +116,8 @@ class ApiShapesTest {
             entry("Backend.allocatePinned(long)", RESOURCE),
             entry("Backend.allocateForCommunication(int, long)", RESOURCE),
             entry("Backend.createStream(int)", RESOURCE),
+            entry("Backend.wrap(int, long, long, Object)", RESOURCE),
+            entry("Backend.wrapWithRelease(int, long, long, Runnable)", RESOURCE),
             entry("Backend.wrapStream(int, long)", RESOURCE),
             entry("Backend.createEvent(int, boolean)", RESOURCE),
             entry("Backend.newUniqueId()", "made at once, before any communicator exists, and sent to the other"
@@ -139,6 +141,8 @@ class ApiShapesTest {
             entry("KvReceiver.waiting()", QUERY),
             entry("KvReceiver.toString()", DESCRIPTION),
             entry("KvReceiver.close()", "waits for closeAsync(), which every shape has"),
+            entry("KvReceiver.communicatorEnding()", "the hook the communicator's attachment calls when the communicator"
+                    + " closes or aborts (public for its KvEndpoints interface): not for applications"),
             entry("Step.builder(Communicator)", "collects operations at once, nothing issued: the shapes build from a"
                     + " Step.Builder (ReactiveStep.build, CoroutineStep.build)"),
             entry("Step.communicator()", QUERY),
