@@ -328,4 +328,10 @@ public final class OneSided {
         }
         return false;
     }
+
+    /** e.g. {@code OneSided[comm=3f2a rank=0/2], 2 windows}. */
+    @Override
+    public String toString() {
+        return "OneSided" + communicator.describe() + ", " + windows.size() + (windows.size() == 1 ? " window" : " windows");
+    }
 }

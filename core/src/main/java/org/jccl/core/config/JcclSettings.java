@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Every configuration key of jccl, in one place: a system property and the environment variable that stands in
  * for it (the property wins). NCCL's own {@code NCCL_*} variables are not read here; they pass through to the
- * library untouched, and {@link #NCCL_ENV_PREFIX} properties can set them. At the first backend's start one INFO line names the backend and the settings that differ from
- * their defaults; the whole table is logged at DEBUG.
+ * library untouched, and {@link #NCCL_ENV_PREFIX} properties can set them. At the first backend's start one INFO line
+ * of at most 120 characters names jccl's version, the backend, its libraries and devices, and the settings that differ
+ * from their defaults where room allows; the whole table is logged at DEBUG.
  */
 public final class JcclSettings {
     private static final Logger LOG = LoggerFactory.getLogger(JcclSettings.class);
@@ -244,8 +245,14 @@ public final class JcclSettings {
         return INIT_TIMEOUT.duration();
     }
 
-    /** Logs the effective configuration once per process. */
-    public static void logOnce(String backendLine) {
+    /** The longest start-up line: a person reads it at a glance. */
+    private static final int START_UP_LINE_MAX = 120;
+
+    /**
+     * Logs the start-up line once per process at INFO, followed by the settings changed from their defaults where that
+     * keeps it within {@value #START_UP_LINE_MAX} characters (else their count); every setting, at DEBUG.
+     */
+    public static void logOnce(String startUpLine) {
         if (!LOGGED.compareAndSet(false, true)) return;
         StringBuilder all = new StringBuilder("jccl settings:");
         List<String> changed = new ArrayList<>();
@@ -255,9 +262,17 @@ public final class JcclSettings {
             all.append("\n  ").append(s.property()).append(" = ").append(shown);
             if (s.isSet() && !s.value().equals(s.defaultValue())) changed.add(s.property() + "=" + shown);
         }
-        // One line a user reads; the full table for whoever debugs a configuration.
-        LOG.info("jccl: {}{}", backendLine, changed.isEmpty() ? "" : " (settings changed: " + String.join(", ", changed) + ")");
+        LOG.info("{}", startUpLine + changedSuffix(startUpLine, changed));
         LOG.debug("{}", all);
+    }
+
+    /** What the start-up line says of changed settings: them, or their count, or nothing, as room allows. */
+    private static String changedSuffix(String line, List<String> changed) {
+        if (changed.isEmpty()) return "";
+        String listed = " (settings changed: " + String.join(", ", changed) + ")";
+        if (line.length() + listed.length() <= START_UP_LINE_MAX) return listed;
+        String counted = " (" + changed.size() + (changed.size() == 1 ? " setting" : " settings") + " changed; DEBUG lists them)";
+        return line.length() + counted.length() <= START_UP_LINE_MAX ? counted : "";
     }
 
     /**

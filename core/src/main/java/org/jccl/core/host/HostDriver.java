@@ -81,6 +81,11 @@ public final class HostDriver implements Driver {
     }
 
     @Override
+    public String summary() {
+        return "pure Java";
+    }
+
+    @Override
     public int version() {
         return VERSION;
     }

@@ -22,6 +22,14 @@ public interface Driver {
     /** The loaded library and runtime, e.g. {@code "NCCL 2.28.9 (/path/libnccl.so.2), CUDA runtime 13000"}. */
     String describe();
 
+    /**
+     * The loaded libraries in a few words for the start-up line, e.g. {@code NCCL 2.28.9, CUDA runtime 13000}: no
+     * paths ({@link #describe()} has them).
+     */
+    default String summary() {
+        return describe();
+    }
+
     /** The collective library's version code ({@code NCCL_VERSION_CODE} form: 22809 for 2.28.9). */
     int version();
 

@@ -81,4 +81,11 @@ public abstract class MemoryBlock {
     public final boolean isFreed() {
         return references.get() <= 0;
     }
+
+    /** e.g. {@code MemoryBlock[65536 bytes at 0x7f3a00000000, device 0, foreign]}. */
+    @Override
+    public String toString() {
+        return "MemoryBlock[" + size + " bytes at 0x" + Long.toHexString(address) + ", device " + device + ", "
+                + kind.name().toLowerCase(java.util.Locale.ROOT) + (isFreed() ? ", freed" : "") + "]";
+    }
 }

@@ -130,6 +130,8 @@ class ApiShapesTest {
             entry("OneSided.signalOperation(int, int, int)", AS_DATA),
             entry("OneSided.waitSignalOperation(SignalWait[])", AS_DATA),
             entry("DeviceApi.communicator()", QUERY),
+            entry("DeviceApi.toString()", DESCRIPTION),
+            entry("OneSided.toString()", DESCRIPTION),
             entry("KvSender.pool()", QUERY),
             entry("KvSender.options()", QUERY),
             entry("KvSender.toString()", DESCRIPTION),
