@@ -49,6 +49,11 @@ public final class JcclSettings {
     public static final Setting KERNEL_CACHE = new Setting("jccl.kernel.cache", "JCCL_KERNEL_CACHE", "~/.cache/jccl/kernels");
     /** Default work timeout ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
     public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
+    /**
+     * How long an operation may stay pending before jccl logs, once, what it waits for (on the host backend: the ranks
+     * that have not joined it), long before its timeout ends it; {@code 0} disables.
+     */
+    public static final Setting STALL_REPORT = new Setting("jccl.stallReport", "JCCL_STALL_REPORT", "30s");
     /** {@code abort_communicator} or {@code report}. */
     public static final Setting TIMEOUT_POLICY = new Setting("jccl.timeoutPolicy", "JCCL_TIMEOUT_POLICY", "abort_communicator");
     /** How long {@code close()} drains pending work before aborting. */
@@ -187,7 +192,7 @@ public final class JcclSettings {
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
+            TIMEOUT, STALL_REPORT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
             JCCL_LOCAL_RANK, LOCAL_RANK, SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_STEP_NODELIST,
@@ -222,6 +227,16 @@ public final class JcclSettings {
 
     public static Duration workTimeout() {
         return TIMEOUT.duration();
+    }
+
+    /** {@link #STALL_REPORT} in nanoseconds (0: disabled); a value that cannot be read is reported and the default used. */
+    public static long stallReportNanos() {
+        try {
+            return Math.max(0, STALL_REPORT.duration().toNanos());
+        } catch (InvalidArgumentException e) {
+            LOG.warn("{}; using {}", e.getMessage(), STALL_REPORT.defaultValue());
+            return parseDuration(STALL_REPORT.defaultValue(), STALL_REPORT).toNanos();
+        }
     }
 
     public static TimeoutPolicy timeoutPolicy() {
