@@ -12,6 +12,7 @@ import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The entry point: the process's backends.
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * devices); why the GPU backends did not load, at DEBUG.
  */
 public final class Jccl {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(Jccl.class);
     private static final Map<BackendKind, Backend> OPEN = new EnumMap<>(BackendKind.class);
     private static Backend chosen;
