@@ -104,7 +104,7 @@ public final class Backend {
      * {@code ByteBuffer}), is kept reachable until the buffer is closed and every operation that used it completed, so
      * the garbage collector cannot free the memory under a running operation. An owner that is a JavaCPP
      * {@code Pointer} deallocated meanwhile makes later operations fail with {@code InvalidUsageException} before
-     * anything is enqueued. For DLPack tensors see {@link org.jccl.core.dlpack.Dlpack}.
+     * anything is enqueued. For DLPack tensors see {@link Dlpack}.
      *
      * @param device   the GPU the memory is on (a device pointer); ignored on the host backend, whose memory is host
      *                 memory at a CPU address

@@ -265,7 +265,7 @@ public final class JcclSettings {
 
     /**
      * Logs the start-up line once per process at INFO, followed by the settings changed from their defaults where that
-     * keeps it within {@value #START_UP_LINE_MAX} characters (else their count); every setting, at DEBUG.
+     * keeps it within 120 characters (else their count); every setting, at DEBUG.
      */
     public static void logOnce(String startUpLine) {
         if (!LOGGED.compareAndSet(false, true)) return;
