@@ -61,7 +61,7 @@ public final class Jccl {
         chosen = backend(BackendKind.HOST);
         // Why the GPU backends did not load is for whoever expected one: at DEBUG, so a CPU machine's log stays calm.
         LOG.debug("jccl: no GPU backend usable, so the host backend runs: {}", reasons.toString().trim());
-        JcclSettings.logOnce(StartupLine.of(StartupLine.version(), chosen, "auto: no GPU backend loaded"));
+        JcclSettings.logOnce(StartupLine.of(StartupLine.version(), chosen, "auto: no GPU"));
         return chosen;
     }
 

@@ -17,7 +17,7 @@ final class StartupLine {
 
     /**
      * e.g. {@code jccl 0.1.0: backend nccl (auto), NCCL 2.28.9, CUDA runtime 13000, 2 devices: NVIDIA H200} or
-     * {@code jccl 0.1.0: backend host (auto: no GPU backend loaded), pure Java, 2 CPU cores}.
+     * {@code jccl 0.1.0: backend host (auto: no GPU), pure Java, 2 CPU cores}.
      *
      * @param how how the backend was chosen, e.g. {@code auto} or {@code configured}
      */

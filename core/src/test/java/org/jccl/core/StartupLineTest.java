@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 class StartupLineTest {
     @Test
     void theHostBackendsLineNamesVersionBackendAndCoresInAtMost120Characters() {
-        String line = StartupLine.of(StartupLine.version(), Jccl.backend(BackendKind.HOST), "auto: no GPU backend loaded");
+        String line = StartupLine.of(StartupLine.version(), Jccl.backend(BackendKind.HOST), "auto: no GPU");
         assertTrue(line.length() <= StartupLine.MAX, line.length() + ": " + line);
-        assertTrue(line.startsWith("jccl " + StartupLine.version() + ": backend host (auto: no GPU backend loaded), pure Java, "), line);
+        assertTrue(line.startsWith("jccl " + StartupLine.version() + ": backend host (auto: no GPU), pure Java, "), line);
         assertTrue(line.endsWith(" CPU cores"), line);
         assertFalse(line.contains("cannot open"), "why NCCL did not load belongs at DEBUG: " + line);
     }
