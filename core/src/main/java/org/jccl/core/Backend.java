@@ -21,6 +21,7 @@ import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.ForeignOwner;
 import org.jccl.core.spi.KernelRuntime;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.thread.Backoff;
@@ -94,6 +95,52 @@ public final class Backend {
     public Buffer allocateForCommunication(int device, long bytes) {
         driver.features().require(Feature.MEM_ALLOC);
         return allocate(device, bytes, MemoryKind.COMMUNICATION);
+    }
+
+    /**
+     * A buffer over {@code byteSize} bytes at {@code address} that another library allocated — a tensor of PyTorch,
+     * ONNX Runtime or TensorRT, a KV-cache pool, memory from JavaCPP — used in place, without a copy. Every operation,
+     * window registration and kernel argument accepts it like memory jccl allocated. jccl never frees it:
+     * {@code owner}, the object that owns the memory (the tensor, the JavaCPP {@code Pointer}, the direct
+     * {@code ByteBuffer}), is kept reachable until the buffer is closed and every operation that used it completed, so
+     * the garbage collector cannot free the memory under a running operation. An owner that is a JavaCPP
+     * {@code Pointer} deallocated meanwhile makes later operations fail with {@code InvalidUsageException} before
+     * anything is enqueued. For DLPack tensors see {@link Dlpack}.
+     *
+     * @param device   the GPU the memory is on (a device pointer); ignored on the host backend, whose memory is host
+     *                 memory at a CPU address
+     * @param address  the first byte
+     * @param byteSize how many bytes, at least one
+     * @param owner    what owns the memory
+     * @throws InvalidArgumentException for a null address, a size below one byte or past the address space, or a
+     *                                  device that does not exist
+     */
+    public Buffer wrap(int device, long address, long byteSize, Object owner) {
+        Errors.requireArgument(owner, "owner");
+        return wrapForeign(device, address, byteSize, ForeignOwners.keepAlive(owner));
+    }
+
+    /**
+     * {@link #wrap(int, long, long, Object)} for memory whose owner must be told when jccl is done with it:
+     * {@code release} runs once, after the buffer was closed and every operation that used it completed, on the thread
+     * that ended the last use — often jccl's event thread, so it must be short and must not block (hand slow work to an
+     * executor). What it throws is logged.
+     */
+    public Buffer wrapWithRelease(int device, long address, long byteSize, Runnable release) {
+        Errors.requireArgument(release, "release");
+        return wrapForeign(device, address, byteSize, ForeignOwners.callback(release));
+    }
+
+    /** The checked form of both wraps; also DLPack's way in. */
+    Buffer wrapForeign(int device, long address, long byteSize, ForeignOwner owner) {
+        if (address == 0) throw new InvalidArgumentException("cannot wrap memory at address 0 (a null pointer)");
+        if (byteSize <= 0) throw new InvalidArgumentException("wrapped memory must hold at least one byte, not " + byteSize);
+        if (Long.compareUnsigned(address + (byteSize - 1), address) < 0) {
+            throw new InvalidArgumentException(byteSize + " bytes at 0x" + Long.toHexString(address) + " pass the end of the address space");
+        }
+        checkDevice(device);
+        int on = driver.hasDevices() ? device : DriverConstants.HOST_DEVICE;
+        return new Buffer(driver, driver.wrap(on, address, byteSize, owner));
     }
 
     private Buffer allocate(int device, long bytes, MemoryKind memoryKind) {

@@ -14,7 +14,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Memory that operations read and write: device memory on GPU backends, aligned off-heap memory on the host
- * backend. A buffer made by {@link Backend#allocate} owns its memory; {@link #slice} makes views that share it.
+ * backend. A buffer made by {@link Backend#allocate} owns its memory; {@link #slice} makes views that share it. A
+ * buffer made by {@link Backend#wrap} uses memory another library allocated ({@link MemoryKind#FOREIGN}): closing it
+ * never frees that memory, it lets its owner go once no work uses it.
  *
  * <p>Lifetime: each pending {@link Work} keeps the memory alive, so {@link #close()} with work in flight only
  * marks the buffer closed (new operations are rejected) and the memory is freed when that work completes.
@@ -281,13 +283,26 @@ public final class Buffer implements AutoCloseable {
         return block;
     }
 
+    /** The address native code outside jccl sees (the host backend's own memory has synthetic {@link #address()}es). */
+    long nativeAddress() {
+        return driver.nativeAddress(block, offset);
+    }
+
+    /** Which backend's memory this is. */
+    BackendKind backendKind() {
+        return driver.kind();
+    }
+
     /** The block and offset drivers receive for this buffer. */
     MemoryRef ref() {
         return ref;
     }
 
+    /** Refuses a closed buffer, and one whose foreign memory its owner freed. */
     void checkOpen() {
         if (closed.get()) throw new InvalidUsageException("buffer " + this + " is closed");
+        String gone = block.whyUnusable();
+        if (gone != null) throw new InvalidUsageException("buffer " + this + " cannot be used: " + gone);
     }
 
     private void checkRange(long at, long bytes) {

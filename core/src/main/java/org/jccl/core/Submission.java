@@ -68,6 +68,16 @@ final class Submission {
         return buffer.ref();
     }
 
+    /**
+     * One validated operation issued under another name: {@code name(seq=N)} in messages, {@code name} for observers
+     * (a barrier's all-reduce of one byte is a barrier to the people reading about it).
+     */
+    static Work named(Communicator communicator, Operation op, String name, Duration timeout) {
+        Part part = new Part(launch(communicator.state(), op), sequence -> name + "(seq=" + sequence + ")",
+                Lowering.heldMemory(op), 0);
+        return submit(List.of(communicator), List.of(List.of(part)), name, timeout);
+    }
+
     /** One validated operation of one communicator: the hot path, without the lists of a group. */
     static Work one(Communicator communicator, Operation op, Duration timeout) {
         CommunicatorState state = communicator.state();

@@ -62,6 +62,8 @@ public final class CommunicatorState {
      * its own, away from the state that issuing threads read.
      */
     private final PaddedFlag inLibrary = new PaddedFlag();
+    /** How long a work may stay pending before what it waits for is logged once ({@code jccl.stallReport}); 0: never. */
+    private final long stallReportNanos = JcclSettings.stallReportNanos();
     /** Completed when the pending set empties while closing; written under the submit lock, read by the event thread. */
     private volatile @Nullable CompletableFuture<Void> drained;
 
@@ -420,10 +422,16 @@ public final class CommunicatorState {
         abort(e);
     }
 
-    /** Applies the timeout policy to each pending work past its deadline, oldest first. */
+    /**
+     * Applies the timeout policy to each pending work past its deadline, oldest first, and reports once each work
+     * pending longer than {@code jccl.stallReport}.
+     */
     void checkDeadlines(long now) {
         List<TrackedWork> late = null;
         for (TrackedWork w : pending) {
+            if (stallReportNanos > 0 && now - w.createdNanos() > stallReportNanos && !w.isDone() && w.markStallReported()) {
+                reportStall(w);
+            }
             if (now - w.deadlineNanos() > 0 && !w.isDone()) {
                 if (late == null) late = new ArrayList<>();
                 late.add(w);
@@ -435,6 +443,17 @@ public final class CommunicatorState {
             if (state == State.ABORTED) return;
             if (w.markTimeoutReported()) timedOut(w);
         }
+    }
+
+    /**
+     * A work still pending after {@code jccl.stallReport}: long before its timeout, the log says what it waits for, so
+     * a person watching a silent job learns which rank to look at.
+     */
+    private void reportStall(TrackedWork w) {
+        LOG.warn("{} still pending after {} on this rank (jccl.stallReport): {}; it fails at its timeout ({})",
+                w.describe(), Duration.ofNanos(stallReportNanos), diagnosis("it waits for the other ranks to issue it"
+                        + " (check that every rank issues the same operations in the same order)"),
+                w.timeout().isZero() ? "none" : w.timeout());
     }
 
     private void timedOut(TrackedWork w) {

@@ -25,6 +25,7 @@ import org.jccl.core.net.ListenAddresses;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The bootstrap root of one host unique id, in the process that made the id (like NCCL's root thread): it listens
@@ -33,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * addresses, from which the ranks build their TCP mesh. It closes once it has decided, or after the init timeout.
  */
 final class BootstrapRoot {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(BootstrapRoot.class);
     /** Roots still open, by id key. */
     private static final Map<String, BootstrapRoot> OPEN = new ConcurrentHashMap<>();

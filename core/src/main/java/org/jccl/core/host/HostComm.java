@@ -131,14 +131,18 @@ final class HostComm implements DriverComm, OneSidedComm {
         return destroyed;
     }
 
-    /** A collective set-up call waiting for its peers (launch thread), then a signal wait (stream thread). */
+    /**
+     * A collective set-up call waiting for its peers (launch thread), then what the stream waits for: the ranks a
+     * collective waits for, the peer of a send or receive, or a signal.
+     */
     @Override
     public @Nullable String waitingFor() {
         Supplier<String> setUp = setUpWait;
         String call = setUp == null ? null : setUp.get();
-        String signal = transport.windowsOf(rank).waitingFor();
-        if (call == null) return signal;
-        return signal == null ? call : call + "; and " + signal;
+        String stream = transport.waitingFor(rank);
+        if (stream == null) stream = transport.windowsOf(rank).waitingFor();
+        if (call == null) return stream;
+        return stream == null ? call : call + "; and " + stream;
     }
 
     /** Why a meeting of this communicator (split, an exchange) cannot complete any more: it was poisoned. */

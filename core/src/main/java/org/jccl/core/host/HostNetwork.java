@@ -9,6 +9,7 @@ import org.jccl.core.config.JcclSettings;
 import org.jccl.core.net.HostBackendLoops;
 import org.jccl.core.net.NetLoops;
 import org.jspecify.annotations.Nullable;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The process-wide Netty threads of the host backend's network transport, shared by every bootstrap root and
@@ -18,6 +19,10 @@ import org.jspecify.annotations.Nullable;
  * authenticate, and how many were refused and why; listeners bind where {@link ListenAddresses} says.
  */
 final class HostNetwork {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Object LOCK = new Object();
     /** The lease new users get, and the loops it came from. */
     private static NetLoops.@Nullable Lease current;

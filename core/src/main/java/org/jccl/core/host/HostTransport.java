@@ -51,6 +51,15 @@ interface HostTransport {
     /** Counts a signal from {@code from} on {@code peer}, after {@code from}'s earlier puts to it. */
     void signal(int from, int peer, int signal, int context);
 
+    /**
+     * What {@code rank}'s stream is blocked on in an operation of this transport now — the ranks a collective waits
+     * for, the peer a send or receive waits for — in words for a stall report or a timeout; null when it waits for
+     * none of them. Any thread; must not block.
+     */
+    default @org.jspecify.annotations.Nullable String waitingFor(int rank) {
+        return null;
+    }
+
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();
 

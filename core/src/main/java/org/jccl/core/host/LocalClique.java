@@ -1,10 +1,12 @@
 package org.jccl.core.host;
 
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import org.jccl.core.OpKind;
 import org.jccl.core.error.Errors;
 import org.jccl.core.thread.Backoff;
@@ -35,7 +37,7 @@ final class LocalClique implements HostTransport {
     private static final long CHUNK = Scratch.BLOCK;
     private final int size;
     private final HostOp[] slots;
-    private final Backoff waits;
+    private final Backoff backoff;
     private final RankBarrier barrier;
     /** The thread each rank last sent or received on, for its peers' wake-ups. */
     private final AtomicReferenceArray<Thread> threads;
@@ -56,6 +58,11 @@ final class LocalClique implements HostTransport {
     private final int[][] biasOffsets;
     private final Reduction[][] reductions;
     private final HostWindows[] windows;
+    /**
+     * What each rank's stream waits in now, for {@link #waitingFor}: the {@link HostOp} of a collective or a receive,
+     * the {@link Parcel} of a send; null otherwise. Set and cleared around each wait without allocating.
+     */
+    private final AtomicReferenceArray<@Nullable Object> waits;
 
     LocalClique(int size) {
         this(size, Backoff.HOST_RANKS);
@@ -66,7 +73,7 @@ final class LocalClique implements HostTransport {
     LocalClique(int size, Backoff waits) {
         this.size = size;
         this.slots = new HostOp[size];
-        this.waits = waits;
+        this.backoff = waits;
         this.barrier = new RankBarrier(size, waits);
         this.threads = new AtomicReferenceArray<>(size);
         this.left = new AtomicIntegerArray(size);
@@ -81,6 +88,22 @@ final class LocalClique implements HostTransport {
         this.reductions = new Reduction[size][size];
         this.windows = new HostWindows[size];
         for (int r = 0; r < size; r++) windows[r] = new HostWindows(size, waits);
+        this.waits = new AtomicReferenceArray<>(size);
+    }
+
+    @Override
+    public @Nullable String waitingFor(int rank) {
+        Object w = waits.get(rank);
+        if (w instanceof Parcel p) {
+            return p.consumed ? null : "its stream waits in a send to rank " + p.receiver + ", which has not issued the"
+                    + " matching recv";
+        }
+        if (!(w instanceof HostOp op)) return null;
+        if (op.kind == OpKind.RECV) {
+            return mailboxes[op.peer * size + rank].isEmpty() ? "its stream waits in a recv from rank " + op.peer
+                    + ", which has not issued the matching send" : null;
+        }
+        return absentees(rank, op);
     }
 
     /** A send waiting in a mailbox. */
@@ -212,6 +235,25 @@ final class LocalClique implements HostTransport {
     public void collective(int rank, HostOp op) {
         checkPeersStay(rank, op);
         slots[rank] = op;
+        waits.set(rank, op);
+        try {
+            collectiveInPlace(rank, op);
+        } finally {
+            waits.set(rank, null);
+        }
+    }
+
+    /** The ranks {@code rank} waits for at a barrier of {@code op}, in words; null when it waits for none. */
+    private @Nullable String absentees(int rank, HostOp op) {
+        List<Integer> missing = barrier.absentees(rank);
+        if (missing.isEmpty()) return null;
+        return "its stream waits in " + op.kind.method() + " for " + (missing.size() == 1 ? "rank " : "ranks ")
+                + missing.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ", which "
+                + (missing.size() == 1 ? "has" : "have") + " not joined it (never issued it, or issued other operations"
+                + " before it)";
+    }
+
+    private void collectiveInPlace(int rank, HostOp op) {
         barrier(rank, op);
         try {
             checkAgreement(op);
@@ -365,12 +407,17 @@ final class LocalClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         Parcel p = (Parcel) posted;
-        for (Backoff.Waiter wait = waits.startWoken(); !p.consumed; ) {
-            checkPoison();
-            if (hasLeft(p.receiver) && !p.consumed) {
-                throw CliqueFailedException.departed(p.receiver, "rank " + rank + "'s send to it is never received");
+        waits.set(rank, p);
+        try {
+            for (Backoff.Waiter wait = backoff.startWoken(); !p.consumed; ) {
+                checkPoison();
+                if (hasLeft(p.receiver) && !p.consumed) {
+                    throw CliqueFailedException.departed(p.receiver, "rank " + rank + "'s send to it is never received");
+                }
+                wait.pause();
             }
-            wait.pause();
+        } finally {
+            waits.set(rank, null);
         }
     }
 
@@ -379,14 +426,19 @@ final class LocalClique implements HostTransport {
         threads.set(rank, Thread.currentThread());
         ConcurrentLinkedQueue<Parcel> box = mailboxes[op.peer * size + rank];
         Parcel p;
-        for (Backoff.Waiter wait = waits.startWoken(); (p = box.poll()) == null; ) {
-            checkPoison();
-            // Its sends completed before it closed, so none is still on its way: look once more, then give up.
-            if (hasLeft(op.peer) && (p = box.poll()) == null) {
-                throw CliqueFailedException.departed(op.peer, "rank " + rank + "'s recv from it has no matching send");
+        waits.set(rank, op);
+        try {
+            for (Backoff.Waiter wait = backoff.startWoken(); (p = box.poll()) == null; ) {
+                checkPoison();
+                // Its sends completed before it closed, so none is still on its way: look once more, then give up.
+                if (hasLeft(op.peer) && (p = box.poll()) == null) {
+                    throw CliqueFailedException.departed(op.peer, "rank " + rank + "'s recv from it has no matching send");
+                }
+                if (p != null) break;
+                wait.pause();
             }
-            if (p != null) break;
-            wait.pause();
+        } finally {
+            waits.set(rank, null);
         }
         long bytes = op.count * op.type.size();
         if (p.bytes != bytes) {

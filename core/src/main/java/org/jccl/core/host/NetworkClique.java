@@ -55,6 +55,9 @@ final class NetworkClique implements HostTransport {
     private final RmaLane rma;
     /** The peers an {@link #exchange} on the launch thread still waits for (1 each), or null outside one. */
     private volatile @Nullable AtomicIntegerArray exchanging;
+    /** The operation the stream thread runs now and the peer whose frame it waits for (-1: none), for {@link #waitingFor}. */
+    private volatile @Nullable HostOp running;
+    private volatile int awaitedPeer = -1;
     /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
     private final @Nullable ChannelFuture[] lastWrite;
 
@@ -246,6 +249,7 @@ final class NetworkClique implements HostTransport {
     @Override
     public void collective(int rank, HostOp op) {
         checkPoison();
+        running = op;
         try {
             kernels.run(op);
         } catch (CliqueFailedException e) {
@@ -253,7 +257,19 @@ final class NetworkClique implements HostTransport {
         } catch (RuntimeException e) {
             poison("rank " + rank + " failed in " + op + ": " + e, Errors.INTERNAL_ERROR, true);
             throw e;
+        } finally {
+            running = null;
         }
+    }
+
+    /** The peer whose part the running operation waits for: a rank that has not issued it, or issued others first. */
+    @Override
+    public @Nullable String waitingFor(int rank) {
+        HostOp op = running;
+        int peer = awaitedPeer;
+        if (op == null || peer < 0) return null;
+        return "its stream waits in " + op.kind.method() + " for data from rank " + peer + ", which has not sent its part"
+                + " (never issued it, or issued other operations before it)";
     }
 
     @Override
@@ -277,8 +293,13 @@ final class NetworkClique implements HostTransport {
     public void receive(int rank, HostOp op) {
         checkPoison();
         long bytes = op.count * op.type.size();
-        receive(op.peer, Wire.LANE_P2P, 0, op.recv, op.recvOffset, bytes,
-                got -> "rank " + op.peer + " sends " + got + " bytes, rank " + rank + " receives " + bytes);
+        running = op;
+        try {
+            receive(op.peer, Wire.LANE_P2P, 0, op.recv, op.recvOffset, bytes,
+                    got -> "rank " + op.peer + " sends " + got + " bytes, rank " + rank + " receives " + bytes);
+        } finally {
+            running = null;
+        }
     }
 
     // ---- one-sided operations: the RMA lane
@@ -477,16 +498,8 @@ final class NetworkClique implements HostTransport {
      */
     ByteBuf take(int peer, int lane, int desc, long total, int len, Mismatch mismatch) {
         ConcurrentLinkedQueue<ByteBuf> box = inboxes[peer * Wire.LANES + lane];
-        ByteBuf frame;
-        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
-            checkPoison();
-            // Its GOODBYE came after its last frame: look once more, then give up.
-            if (hasLeft(peer) && (frame = box.poll()) == null) {
-                throw CliqueFailedException.departed(peer, "rank " + rank + " still waits for its part of an operation");
-            }
-            if (frame != null) break;
-            pause(wait);
-        }
+        ByteBuf frame = box.poll();
+        if (frame == null) frame = awaitFrame(peer, box);
         if (frame.getInt(Wire.AT_DESC) != desc) {
             frame.release();
             throw disagreement("rank " + peer + " runs a different operation than rank " + rank);
@@ -497,6 +510,26 @@ final class NetworkClique implements HostTransport {
             throw disagreement(mismatch.describe(sent));
         }
         return frame;
+    }
+
+    /** Waits for the next frame from {@code peer} in {@code box}, known meanwhile as what the stream waits for. */
+    private ByteBuf awaitFrame(int peer, ConcurrentLinkedQueue<ByteBuf> box) {
+        awaitedPeer = peer;
+        try {
+            ByteBuf frame;
+            for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
+                checkPoison();
+                // Its GOODBYE came after its last frame: look once more, then give up.
+                if (hasLeft(peer) && (frame = box.poll()) == null) {
+                    throw CliqueFailedException.departed(peer, "rank " + rank + " still waits for its part of an operation");
+                }
+                if (frame != null) break;
+                pause(wait);
+            }
+            return frame;
+        } finally {
+            awaitedPeer = -1;
+        }
     }
 
     /** Receives a whole message into {@code block} at {@code offset}. */

@@ -81,6 +81,14 @@ public final class NcclDriver implements Driver {
     }
 
     @Override
+    public String summary() {
+        int[] v = new int[1];
+        String runtime = NativeApi.jn_rt_version(lib.ctx, v) == 0 ? " " + v[0] : "";
+        return (lib.kind == BackendKind.RCCL ? "RCCL " : "NCCL ") + LibraryVersions.format(lib.version) + ", "
+                + (lib.kind == BackendKind.RCCL ? "HIP" : "CUDA") + " runtime" + runtime;
+    }
+
+    @Override
     public int version() {
         return lib.version;
     }

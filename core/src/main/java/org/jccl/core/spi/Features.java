@@ -91,4 +91,17 @@ public final class Features {
     public String version() {
         return version == null ? "none" : version;
     }
+
+    /**
+     * e.g. {@code Features[NCCL 2.28.9 (/usr/lib/libnccl.so.2): 41 functions; optional present: COMM_SPLIT, ...;
+     * absent: PUT_SIGNAL, ...]}.
+     */
+    @Override
+    public String toString() {
+        EnumSet<Feature> absent = EnumSet.allOf(Feature.class);
+        absent.removeAll(present);
+        return "Features[" + (version == null ? library : version + " (" + library + ")") + ": " + functions.size()
+                + " functions; optional present: " + (present.isEmpty() ? "none" : present) + "; absent: "
+                + (absent.isEmpty() ? "none" : absent) + "]";
+    }
 }

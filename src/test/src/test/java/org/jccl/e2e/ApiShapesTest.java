@@ -116,6 +116,8 @@ class ApiShapesTest {
             entry("Backend.allocatePinned(long)", RESOURCE),
             entry("Backend.allocateForCommunication(int, long)", RESOURCE),
             entry("Backend.createStream(int)", RESOURCE),
+            entry("Backend.wrap(int, long, long, Object)", RESOURCE),
+            entry("Backend.wrapWithRelease(int, long, long, Runnable)", RESOURCE),
             entry("Backend.wrapStream(int, long)", RESOURCE),
             entry("Backend.createEvent(int, boolean)", RESOURCE),
             entry("Backend.newUniqueId()", "made at once, before any communicator exists, and sent to the other"
@@ -128,6 +130,8 @@ class ApiShapesTest {
             entry("OneSided.signalOperation(int, int, int)", AS_DATA),
             entry("OneSided.waitSignalOperation(SignalWait[])", AS_DATA),
             entry("DeviceApi.communicator()", QUERY),
+            entry("DeviceApi.toString()", DESCRIPTION),
+            entry("OneSided.toString()", DESCRIPTION),
             entry("KvSender.pool()", QUERY),
             entry("KvSender.options()", QUERY),
             entry("KvSender.toString()", DESCRIPTION),
@@ -139,6 +143,8 @@ class ApiShapesTest {
             entry("KvReceiver.waiting()", QUERY),
             entry("KvReceiver.toString()", DESCRIPTION),
             entry("KvReceiver.close()", "waits for closeAsync(), which every shape has"),
+            entry("KvReceiver.communicatorEnding()", "the hook the communicator's attachment calls when the communicator"
+                    + " closes or aborts (public for its KvEndpoints interface): not for applications"),
             entry("Step.builder(Communicator)", "collects operations at once, nothing issued: the shapes build from a"
                     + " Step.Builder (ReactiveStep.build, CoroutineStep.build)"),
             entry("Step.communicator()", QUERY),

@@ -32,6 +32,7 @@ import org.jccl.core.net.ListenAddresses;
 import org.jccl.core.net.NetLoops;
 import org.jccl.core.rendezvous.RendezvousClient;
 import org.jspecify.annotations.Nullable;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * KV links between processes: one TCP connection per sender and receiver, length-prefixed frames of
@@ -41,6 +42,10 @@ import org.jspecify.annotations.Nullable;
  * silent for {@link #SILENCE}: a peer that died without closing its socket is noticed within that time.
  */
 final class TcpKvLinks {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final NetLoops LOOPS = NetLoops.owned("jccl-kv-net", 2);
     private static final int MAX_FRAME = 64 << 20;
     static final Duration HEARTBEAT = Duration.ofSeconds(2);
