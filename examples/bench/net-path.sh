@@ -16,6 +16,9 @@ CHECK_MAX=${CHECK_MAX:-64M}
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 [ "$NGPU" -ge 2 ] || { echo "net-path.sh: needs 2 GPUs, found $NGPU" >&2; exit 1; }
+# Two GPUs for both sides: the raw loop drives every visible GPU, jccl starts two ranks; on a bigger host they would
+# otherwise compare 4 ranks with 2.
+export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0,1}
 export NCCL_NVLS_ENABLE=0
 NET_VARS=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET)
 [ -n "${NCCL_SOCKET_IFNAME:-}" ] && NET_VARS+=("NCCL_SOCKET_IFNAME=$NCCL_SOCKET_IFNAME")
