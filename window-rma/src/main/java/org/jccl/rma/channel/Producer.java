@@ -56,6 +56,12 @@ final class Producer extends BaseSubscriber<Buffer> {
     private long creditWaits;
     private int recordsPending;
     private boolean terminal;
+    /**
+     * The last header (END, FAILED, CANCELLED) was put: from now on a credit wait that finds no closing record is
+     * followed by another, until the record comes. Not before: a credit wait issued while the last header still
+     * waits for its pinned record would take the credit that header needs, and the record comes only after it.
+     */
+    private boolean lastHeaderOut;
     private boolean closing;
     /** One rank: the consumer cancelled or closed, and waited for every signal already put; nothing more is put. */
     private boolean consumerGone;
@@ -192,6 +198,7 @@ final class Producer extends BaseSubscriber<Buffer> {
             // record): every credit is settled, and the acknowledgement queued after this says all that is left.
             if (closing) return;
             CompletableFuture<Void> last = send(null, flags, true);
+            lastHeaderOut = true;
             CompletableFuture<Void> filled = fillers();
             if (filled != null) last = filled;
             if (local != null) {
@@ -288,7 +295,7 @@ final class Producer extends BaseSubscriber<Buffer> {
                     && r.getLong(24) == ChannelLayout.check(kind, waits, credits);
             if (complete) {
                 close(kind, credits);
-            } else if (terminal && recordsPending == 0) {
+            } else if (lastHeaderOut && recordsPending == 0) {
                 creditStep();
             }
         }
@@ -380,7 +387,8 @@ final class Producer extends BaseSubscriber<Buffer> {
         synchronized (lock) {
             return "producer[claimed=" + claimed + ", sent=" + sent + ", blocks=" + blocks + ", staged=" + staged
                     + ", putsDone=" + putsDone + ", granted=" + granted + ", creditWaits=" + creditWaits
-                    + ", recordsPending=" + recordsPending + ", terminal=" + terminal + ", closing=" + closing
+                    + ", recordsPending=" + recordsPending + ", terminal=" + terminal + ", lastHeaderOut=" + lastHeaderOut
+                    + ", closing=" + closing
                     + ", consumerGone=" + consumerGone + ", waitingForRecord=" + waitingForRecord.size() + "]";
         }
     }
