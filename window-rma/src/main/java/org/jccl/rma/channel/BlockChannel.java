@@ -48,6 +48,7 @@ public final class BlockChannel {
     /** This rank's sides: made with the channel, so that close can end one that was never used. */
     private final @Nullable Producer producer;
     private final @Nullable Consumer consumer;
+    /** The close's result: this rank's sides settled. */
     private @Nullable CompletableFuture<Void> closing;
 
     private BlockChannel(ReactiveCommunicator shape, int producerRank, int consumerRank, ChannelLayout layout,
@@ -71,9 +72,9 @@ public final class BlockChannel {
     /**
      * Opens a channel from {@code producer} to {@code consumer} with {@code slots} slots of {@code blockBytes}:
      * collective, every rank of {@code communicator} calls it in the same order (each registers the channel's window).
-     * The channel takes a signal lane of its own among the channels between its two ranks (see the README): channels
-     * between the same ranks are opened and closed in the same order on every rank, and one opened after another's
-     * close was called begins once that close completed.
+     * The channel takes a signal lane of its own among the channels between its two ranks (see the README): every rank
+     * opens and closes the same channels in the same order, and a channel opened after another's close was called
+     * begins once that close has completed.
      *
      * @throws InvalidUsageException if the channels already open between the two ranks hold every signal lane the
      *                               library offers (NCCL 2.29: one); nothing is made
@@ -101,15 +102,13 @@ public final class BlockChannel {
         CommunicatorChannels channels = CommunicatorChannels.of(comm);
         ChannelLanes.Lane lane = channels.lanes.take(comm, rma.limits(), producer, consumer,
                 "a block channel " + producer + " -> " + consumer);
-        CompletableFuture<BlockChannel> opened;
-        try {
-            opened = channels.afterCloses().thenCompose(v -> make(shape, producer, consumer, layout, rma, channels, lane));
-        } catch (RuntimeException e) {
-            channels.lanes.release(lane);
-            throw e;
-        }
+        CompletableFuture<BlockChannel> opened = channels.opening()
+                .thenCompose(v -> make(shape, producer, consumer, layout, rma, channels, lane));
         return opened.whenComplete((ch, error) -> {
-            if (error != null) channels.lanes.release(lane);
+            if (error != null) {
+                channels.lanes.release(lane);
+                channels.openFailed();
+            }
         });
     }
 
@@ -229,29 +228,30 @@ public final class BlockChannel {
     }
 
     /**
-     * Ends this rank's side of the channel, then deregisters the channel's window (collective: every rank closes) and
-     * frees its memory. May be called at any point: a side still running ends first, as if its subscriber cancelled
+     * Ends this rank's sides of the channel; completes once they have ended the closing handshake with the peer, so
+     * that nothing of the channel is owed or awaited any more. Collective: every rank closes every channel, in the same
+     * order. May be called at any point: a side still running ends first, as if its subscriber cancelled
      * ({@link #send} or {@link #receive()} fails with {@link ChannelClosedException}, and blocks still held count as
-     * released), and a side never used ends the same way, so that the peer's side gets its answer. Idempotent.
+     * released), and a side never used ends the same way, so that the peer's side gets its answer. The window is
+     * deregistered (a barrier of every rank) and its memory freed once every channel opened on the communicator has
+     * been closed, or with the communicator: a rank in that barrier could not answer a peer's channel. Idempotent.
      */
     public Mono<Void> close() {
         return ReactiveModules.mono(shape, this::closeAsync);
     }
 
     private CompletableFuture<Void> closeAsync() {
-        CompletableFuture<Void> closed;
+        CompletableFuture<Void> settled;
         synchronized (lock) {
             if (closing != null) return closing;
-            closing = closed = new CompletableFuture<>();
+            closing = settled = settleSides();
         }
         channels.lanes.release(link.lane);
-        channels.deregister(settleSides(), link.window::closeAsync).whenComplete((v, e) -> {
+        channels.closed(settled, () -> link.window.closeAsync().whenComplete((v, e) -> {
             memory.close();
             link.pinned.close();
-            if (e != null) closed.completeExceptionally(Errors.unwrap(e));
-            else closed.complete(null);
-        });
-        return closed;
+        }));
+        return settled;
     }
 
     /**

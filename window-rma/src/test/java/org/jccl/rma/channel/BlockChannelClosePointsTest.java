@@ -246,6 +246,29 @@ class BlockChannelClosePointsTest {
     }
 
     /**
+     * A rank closes its channels one after the other, waiting for each close, while its peer ends its send first and
+     * closes afterwards: the first close must not hold the rank in its window's deregistration (a barrier its peer
+     * reaches only after its send ended), or the second close, which the peer's send waits for, never comes. A
+     * window is deregistered once every channel of the communicator was closed (found by ChannelChaosTest).
+     */
+    @Test
+    void closingChannelsOneByOneNeverHoldsAPeerThatWaitsForALaterOne() throws Exception {
+        comms = backend.initAll(2).get(30, TimeUnit.SECONDS);
+        List<BlockChannel> first = BlockChannelLanesTest.openOnEveryRank(comms, 1, 1, SLOTS, 64).block(LIMIT);
+        List<BlockChannel> second = BlockChannelLanesTest.openOnEveryRank(comms, 0, 1, 1, 64).block(LIMIT);
+        source = BlockChannelHostTest.blocks(backend, 7, 64, new ArrayList<>());
+        CompletableFuture<Void> rankZero = second.get(0).send(Flux.fromIterable(source)).materialize()
+                .then(Mono.when(first.get(0).close(), second.get(0).close())).toFuture();
+        first.get(1).close().block(LIMIT); // rank 1's side of the first channel was never used
+        second.get(1).close().block(LIMIT); // its consumer never subscribed: the close answers the producer
+        rankZero.get(20, TimeUnit.SECONDS);
+        BlockChannelHostTest.communicatorsStillWork(backend, comms);
+        await().atMost(LIMIT).untilAsserted(() -> {
+            for (Communicator c : comms) assertEquals(List.of(), org.jccl.rma.OneSided.of(c).windows());
+        });
+    }
+
+    /**
      * A one-rank channel whose consumer cancels mid-stream leaves no wait on the stream (the next all-reduce, issued
      * without closing the channel, completes) and no signal unconsumed (a new channel on the lane is intact); the
      * producer fails typed.
