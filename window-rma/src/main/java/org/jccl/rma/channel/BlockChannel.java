@@ -186,7 +186,9 @@ public final class BlockChannel {
         return Mono.defer(() -> {
             Producer p = claimProducer();
             Flux.from(blocks).subscribe(p);
-            return Mono.fromFuture(p.done, true).doOnCancel(p::abandon);
+            // jccl's bridge: an error or an empty end reaches the subscriber without waiting for its demand (Reactive
+            // Streams 1.9: a rejected subscription signals onError after onSubscribe); Mono.fromFuture waits for it
+            return ReactiveModules.mono(shape, () -> p.done).doOnCancel(p::abandon);
         });
     }
 
