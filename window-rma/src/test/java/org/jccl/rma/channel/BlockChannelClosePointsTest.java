@@ -269,6 +269,31 @@ class BlockChannelClosePointsTest {
     }
 
     /**
+     * The communicators are closed (not the channel) while it streams: the channel's waits hold the drain, which ends
+     * after the close timeout in an abort; both sides end typed, and the channel's close completes afterwards.
+     */
+    @Test
+    void closingTheCommunicatorsWhileAChannelStreamsEndsBothSidesTyped() throws Exception {
+        comms = backend.initAll(new int[] {-1, -1}, org.jccl.core.CommOptions.defaults()
+                .withCloseTimeout(Duration.ofMillis(300))).get(30, TimeUnit.SECONDS);
+        List<BlockChannel> ch = BlockChannelLanesTest.openOnEveryRank(comms, 0, 1, SLOTS, 64).block(LIMIT);
+        source = BlockChannelHostTest.blocks(backend, 20, 64, new ArrayList<>());
+        Outcome o = new Outcome();
+        AtomicLong received = new AtomicLong();
+        sendAll(ch.get(0), Flux.fromIterable(source).repeat(), o);
+        receiveAll(ch.get(1), true, o, received, new CopyOnWriteArrayList<>());
+        await().atMost(LIMIT).until(() -> received.get() >= 10);
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (Communicator c : comms) closing.add(c.closeAsync());
+        CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).get(20, TimeUnit.SECONDS);
+        o.producerUsed = true;
+        o.consumerUsed = true;
+        checkEndedTyped(Point.STREAMING, o);
+        assertTrue(o.sent.isCompletedExceptionally() && o.received.isCompletedExceptionally());
+        BlockChannelLanesTest.closeAll(ch).block(LIMIT);
+    }
+
+    /**
      * A one-rank channel whose consumer cancels mid-stream leaves no wait on the stream (the next all-reduce, issued
      * without closing the channel, completes) and no signal unconsumed (a new channel on the lane is intact); the
      * producer fails typed.
