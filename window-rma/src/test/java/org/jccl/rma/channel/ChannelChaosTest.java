@@ -49,8 +49,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>CI runs {@value #CI_ROUNDS} rounds (a few seconds). The soak, outside {@code mvn verify}:
  * <pre>
- * mvn -B -pl window-rma test -Dtest=ChannelChaosTest -Djccl.channelChaos.rounds=2000 [-Djccl.channelChaos.seed=N]
- * mvn -B -pl window-rma test -Dtest=ChannelChaosTest -Djccl.channelChaos.round=R    # replays one round's seed
+ * mvn -B -pl window-rma -am test -Dtest=ChannelChaosTest -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Djccl.channelChaos.rounds=2000 [-Djccl.channelChaos.seed=N]
+ * ... -Djccl.channelChaos.round=R        # replays one round's seed, printed with a failure
  * </pre>
  */
 class ChannelChaosTest {
