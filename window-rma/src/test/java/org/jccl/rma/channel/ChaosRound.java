@@ -224,7 +224,10 @@ final class ChaosRound implements AutoCloseable {
         for (int r : new int[] {c.producer(), c.consumer()}) {
             if (plan.closeAfter()[r] != ChaosPlan.NEVER) return false;
             for (Channel other : plan.channels()) {
-                if (other.consumer() == r && other.consumerFault() == ConsumerFault.HOLDS) return false;
+                // a consumer that holds its ring or never subscribes makes its rank close everything
+                boolean closesItsRank = other.consumerFault() == ConsumerFault.HOLDS
+                        || other.consumerFault() == ConsumerFault.CANCELS && other.consumerFaultAt() == 0;
+                if (other.consumer() == r && closesItsRank) return false;
             }
         }
         return true;
