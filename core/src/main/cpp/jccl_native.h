@@ -74,7 +74,13 @@ typedef long long jn_long;
     X(EventElapsedTime, "cudaEventElapsedTime", "hipEventElapsedTime") \
     X(EventDestroy, "cudaEventDestroy", "hipEventDestroy") \
     X(GetErrorString, "cudaGetErrorString", "hipGetErrorString") \
-    X(RuntimeGetVersion, "cudaRuntimeGetVersion", "hipRuntimeGetVersion")
+    X(RuntimeGetVersion, "cudaRuntimeGetVersion", "hipRuntimeGetVersion") \
+    X(StreamBeginCapture, "cudaStreamBeginCapture", "hipStreamBeginCapture") \
+    X(StreamEndCapture, "cudaStreamEndCapture", "hipStreamEndCapture") \
+    X(GraphInstantiateWithFlags, "cudaGraphInstantiateWithFlags", "hipGraphInstantiateWithFlags") \
+    X(GraphLaunch, "cudaGraphLaunch", "hipGraphLaunch") \
+    X(GraphExecDestroy, "cudaGraphExecDestroy", "hipGraphExecDestroy") \
+    X(GraphDestroy, "cudaGraphDestroy", "hipGraphDestroy")
 
 #define JN_ENUM_NCCL(name) JN_##name,
 enum { JN_NCCL_FUNCTIONS(JN_ENUM_NCCL) JN_NCCL_COUNT };
@@ -691,6 +697,40 @@ static int jn_rt_event_elapsed(jn_long ctx, float* millis, jn_long start, jn_lon
 static int jn_rt_event_destroy(jn_long ctx, jn_long event) {
     JN_GUARD_RT(ctx, EventDestroy);
     return JN_RT(ctx, EventDestroy, jn_fn_ptr)(JN_PTR(event));
+}
+
+/*
+ * ---- runtime: graphs (captured steps). Capture records what the calling thread enqueues on the stream instead of
+ * running it; the end instantiates the captured graph (the graph itself is freed at once: the executable keeps what it
+ * needs). HIP's functions have CUDA's shapes.
+ */
+static int jn_rt_capture_begin(jn_long ctx, jn_long stream, int mode) {
+    JN_GUARD_RT(ctx, StreamBeginCapture);
+    return JN_RT(ctx, StreamBeginCapture, int (*)(jn_handle, int))(JN_PTR(stream), mode);
+}
+
+static int jn_rt_capture_end(jn_long ctx, jn_long stream, jn_long* exec) {
+    JN_GUARD_RT(ctx, StreamEndCapture);
+    JN_GUARD_RT(ctx, GraphInstantiateWithFlags);
+    JN_GUARD_RT(ctx, GraphDestroy);
+    jn_handle graph = NULL;
+    int r = JN_RT(ctx, StreamEndCapture, int (*)(jn_handle, jn_handle*))(JN_PTR(stream), &graph);
+    if (r != 0) return r;
+    jn_handle out = NULL;
+    r = JN_RT(ctx, GraphInstantiateWithFlags, int (*)(jn_handle*, jn_handle, unsigned long long))(&out, graph, 0ull);
+    JN_RT(ctx, GraphDestroy, jn_fn_ptr)(graph);
+    *exec = JN_LONG(out);
+    return r;
+}
+
+static int jn_rt_graph_launch(jn_long ctx, jn_long exec, jn_long stream) {
+    JN_GUARD_RT(ctx, GraphLaunch);
+    return JN_RT(ctx, GraphLaunch, int (*)(jn_handle, jn_handle))(JN_PTR(exec), JN_PTR(stream));
+}
+
+static int jn_rt_graph_destroy(jn_long ctx, jn_long exec) {
+    JN_GUARD_RT(ctx, GraphExecDestroy);
+    return JN_RT(ctx, GraphExecDestroy, jn_fn_ptr)(JN_PTR(exec));
 }
 
 static const char* jn_rt_error_string(jn_long ctx, int code) {

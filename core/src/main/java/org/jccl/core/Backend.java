@@ -14,12 +14,14 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.jfr.JfrEvents;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.ForeignOwner;
 import org.jccl.core.spi.KernelRuntime;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.thread.Backoff;
@@ -95,6 +97,52 @@ public final class Backend {
         return allocate(device, bytes, MemoryKind.COMMUNICATION);
     }
 
+    /**
+     * A buffer over {@code byteSize} bytes at {@code address} that another library allocated — a tensor of PyTorch,
+     * ONNX Runtime or TensorRT, a KV-cache pool, memory from JavaCPP — used in place, without a copy. Every operation,
+     * window registration and kernel argument accepts it like memory jccl allocated. jccl never frees it:
+     * {@code owner}, the object that owns the memory (the tensor, the JavaCPP {@code Pointer}, the direct
+     * {@code ByteBuffer}), is kept reachable until the buffer is closed and every operation that used it completed, so
+     * the garbage collector cannot free the memory under a running operation. An owner that is a JavaCPP
+     * {@code Pointer} deallocated meanwhile makes later operations fail with {@code InvalidUsageException} before
+     * anything is enqueued. For DLPack tensors see {@link Dlpack}.
+     *
+     * @param device   the GPU the memory is on (a device pointer); ignored on the host backend, whose memory is host
+     *                 memory at a CPU address
+     * @param address  the first byte
+     * @param byteSize how many bytes, at least one
+     * @param owner    what owns the memory
+     * @throws InvalidArgumentException for a null address, a size below one byte or past the address space, or a
+     *                                  device that does not exist
+     */
+    public Buffer wrap(int device, long address, long byteSize, Object owner) {
+        Errors.requireArgument(owner, "owner");
+        return wrapForeign(device, address, byteSize, ForeignOwners.keepAlive(owner));
+    }
+
+    /**
+     * {@link #wrap(int, long, long, Object)} for memory whose owner must be told when jccl is done with it:
+     * {@code release} runs once, after the buffer was closed and every operation that used it completed, on the thread
+     * that ended the last use — often jccl's event thread, so it must be short and must not block (hand slow work to an
+     * executor). What it throws is logged.
+     */
+    public Buffer wrapWithRelease(int device, long address, long byteSize, Runnable release) {
+        Errors.requireArgument(release, "release");
+        return wrapForeign(device, address, byteSize, ForeignOwners.callback(release));
+    }
+
+    /** The checked form of both wraps; also DLPack's way in. */
+    Buffer wrapForeign(int device, long address, long byteSize, ForeignOwner owner) {
+        if (address == 0) throw new InvalidArgumentException("cannot wrap memory at address 0 (a null pointer)");
+        if (byteSize <= 0) throw new InvalidArgumentException("wrapped memory must hold at least one byte, not " + byteSize);
+        if (Long.compareUnsigned(address + (byteSize - 1), address) < 0) {
+            throw new InvalidArgumentException(byteSize + " bytes at 0x" + Long.toHexString(address) + " pass the end of the address space");
+        }
+        checkDevice(device);
+        int on = driver.hasDevices() ? device : DriverConstants.HOST_DEVICE;
+        return new Buffer(driver, driver.wrap(on, address, byteSize, owner));
+    }
+
     private Buffer allocate(int device, long bytes, MemoryKind memoryKind) {
         if (bytes <= 0) throw new InvalidArgumentException("allocation size must be positive, not " + bytes);
         if (memoryKind != MemoryKind.PINNED_HOST) checkDevice(device);
@@ -133,7 +181,8 @@ public final class Backend {
         checkRanks(nranks, rank);
         checkDevice(device);
         byte[] bytes = id.toBytes();
-        return create(idLabel(id), device, rank, config, options, () -> driver.initRank(nranks, bytes, rank, device, config));
+        return create("initRank", idLabel(id), device, rank, nranks, config, options,
+                () -> driver.initRank(nranks, bytes, rank, device, config));
     }
 
     /** {@link #initRank} with the default configuration and options. */
@@ -151,7 +200,7 @@ public final class Backend {
         driver.features().require(Feature.COMM_INIT_RANK_SCALABLE);
         List<byte[]> bytes = new ArrayList<>();
         for (UniqueId id : ids) bytes.add(Errors.requireArgument(id, "id").toBytes());
-        return create(idLabel(ids.get(0)), device, rank, config, options,
+        return create("initRankScalable", idLabel(ids.get(0)), device, rank, nranks, config, options,
                 () -> driver.initRankScalable(nranks, rank, bytes, device, config));
     }
 
@@ -166,10 +215,11 @@ public final class Backend {
         int[] devs = devices.clone();
         for (int d : devs) checkDevice(d);
         CompletableFuture<List<Communicator>> result = new CompletableFuture<>();
+        String id = Integer.toHexString(System.identityHashCode(result) & 0xffff);
+        JfrEvents.lifecycle(id, -1, devs.length, "initAll", null, result);
         Thread creator = new Thread(() -> {
             try {
                 List<DriverComm> comms = driver.initAll(devs);
-                String id = Integer.toHexString(System.identityHashCode(comms) & 0xffff);
                 List<Communicator> out = new ArrayList<>();
                 for (DriverComm dc : comms) out.add(new Communicator(this, dc, id, options, launchQueue(id, dc.rank(), dc.device())));
                 result.complete(List.copyOf(out));
@@ -238,11 +288,13 @@ public final class Backend {
         DriverComm create();
     }
 
-    private CompletableFuture<Communicator> create(String id, int device, int rank, CommConfig config,
-                                                   CommOptions options, Creation creation) {
+    /** @param call what the application called, as a recorded event names it ({@code initRank}) */
+    private CompletableFuture<Communicator> create(String call, String id, int device, int rank, int nranks,
+                                                   CommConfig config, CommOptions options, Creation creation) {
         SerialWorker queue = launchQueue(id, rank, device);
         CompletableFuture<Communicator> result = new CompletableFuture<>();
-        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank);
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, rank, nranks);
+        JfrEvents.lifecycle(id, rank, nranks, call, null, handedOut);
         queue.submit(() -> {
             try {
                 DriverComm dc = creation.create();
@@ -262,18 +314,24 @@ public final class Backend {
      * out; {@code result} is done once it timed out (its timer is cancelled when it completes first).
      */
     private static CompletableFuture<Communicator> failAfterTimeout(CompletableFuture<Communicator> result, String id,
-                                                                    int rank) {
+                                                                    int rank, int nranks) {
         Duration limit = JcclSettings.initTimeout();
         if (limit.isZero()) return result;
         CompletableFuture<Communicator> handedOut = result.orTimeout(limit.toNanos(), TimeUnit.NANOSECONDS)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
-                        ? new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation still not done after "
-                        + limit + " (jccl.initTimeout): check that every rank joins with the same id") : e));
+                        ? creationTimedOut(id, rank, nranks, limit) : e));
         // Cancelling what the caller holds cancels the creation too: what the library makes afterwards is aborted.
         handedOut.whenComplete((c, e) -> {
             if (handedOut.isCancelled()) result.cancel(false);
         });
         return handedOut;
+    }
+
+    private static WorkTimeoutException creationTimedOut(String id, int rank, int nranks, Duration limit) {
+        String usualCause = "check that every rank joins with the same id";
+        JfrEvents.timeout(id, rank, nranks, -1, "creation", limit.toNanos(), usualCause, true);
+        return new WorkTimeoutException("[comm=" + id + " rank=" + rank + "] creation still not done after " + limit
+                + " (jccl.initTimeout): " + usualCause);
     }
 
     /** A communicator nobody will receive: the library's abort, on its launch thread, which then ends. */
@@ -286,7 +344,7 @@ public final class Backend {
     CompletableFuture<Communicator> adopt(DriverComm dc, String id, CommConfig config, CommOptions options) {
         CompletableFuture<Communicator> result = new CompletableFuture<>();
         SerialWorker queue = launchQueue(id, dc.rank(), dc.device());
-        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank());
+        CompletableFuture<Communicator> handedOut = failAfterTimeout(result, id, dc.rank(), dc.size());
         whenReady(dc, id, config, options, queue, result);
         return handedOut;
     }

@@ -10,10 +10,13 @@ import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
 import org.jccl.core.spi.MemoryRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Memory that operations read and write: device memory on GPU backends, aligned off-heap memory on the host
- * backend. A buffer made by {@link Backend#allocate} owns its memory; {@link #slice} makes views that share it.
+ * backend. A buffer made by {@link Backend#allocate} owns its memory; {@link #slice} makes views that share it. A
+ * buffer made by {@link Backend#wrap} uses memory another library allocated ({@link MemoryKind#FOREIGN}): closing it
+ * never frees that memory, it lets its owner go once no work uses it.
  *
  * <p>Lifetime: each pending {@link Work} keeps the memory alive, so {@link #close()} with work in flight only
  * marks the buffer closed (new operations are rejected) and the memory is freed when that work completes.
@@ -83,59 +86,95 @@ public final class Buffer implements AutoCloseable {
     /**
      * Copies {@code src}'s remaining bytes into this buffer at {@code at}; synchronous. Like a channel write, it
      * advances {@code src}'s position past the bytes copied. The bytes are copied as they lie, and devices hold
-     * numbers in the platform's byte order: put numbers into {@code src} in {@link ByteOrder#nativeOrder()} (a
-     * {@code ByteBuffer}'s default, big-endian, turns 1.5f into 6.9e-41). The order of {@code src} itself cannot be
-     * checked — its slices and duplicates report big-endian whatever their bytes hold — so prefer the typed forms
-     * ({@link #write(long, float[])} and its siblings), which take care of it.
+     * numbers in the platform's byte order: a {@code ByteBuffer} that holds numbers must have been filled in
+     * {@link ByteOrder#nativeOrder()} (a {@code ByteBuffer}'s default, big-endian, turns 1.5f into 6.9e-41). Its order
+     * cannot be trusted here — slices and duplicates report big-endian whatever their bytes hold —, so for numbers
+     * use {@link #write(long, ByteBuffer, DataType)}, which converts from {@code src.order()}, or the array forms.
+     *
+     * @throws InvalidArgumentException if {@code src} has nothing remaining (filled and not flipped: nothing would
+     *                                  be copied), or the range is outside this buffer
      */
     public void write(long at, ByteBuffer src) {
-        Errors.requireArgument(src, "src");
-        int n = src.remaining();
-        checkRange(at, n);
-        driver.write(block, offset + at, src.duplicate());
-        src.position(src.position() + n);
+        copyIn(at, withRemaining(src, "src"));
+    }
+
+    /**
+     * Writes {@code src}'s remaining bytes as elements of {@code type} at {@code at}, converting each from
+     * {@code src.order()} to the device's byte order; synchronous. A {@code ByteBuffer} filled with
+     * {@code putFloat}, {@code putInt}… in any order (big-endian unless set) arrives as the numbers put into it. It
+     * advances {@code src}'s position past the bytes written and leaves its content as it was.
+     *
+     * @throws InvalidArgumentException if {@code src} has nothing remaining (filled and not flipped), its remaining
+     *                                  bytes are not a whole number of elements, or the range is outside this buffer
+     */
+    public void write(long at, ByteBuffer src, DataType type) {
+        int bytes = wholeElements(src, "src", type);
+        if (!ElementOrder.needsConversion(src.order(), type.size())) {
+            copyIn(at, src);
+            return;
+        }
+        checkRange(at, bytes); // before the converted copy is made
+        copyIn(at, ElementOrder.toDevice(src, type.size()));
+        src.position(src.position() + bytes);
     }
 
     /**
      * Fills {@code dst}'s remaining bytes from this buffer at {@code at}; synchronous. Like a channel read, it
-     * advances {@code dst}'s position past the bytes filled (flip it to read them). Read numbers from it in
-     * {@link ByteOrder#nativeOrder()}, as for {@link #write(long, ByteBuffer)}; or use the typed forms
-     * ({@link #readFloats} and its siblings).
+     * advances {@code dst}'s position past the bytes filled (flip it to read them). The bytes arrive as they lie, in
+     * the device's byte order: numbers are read from {@code dst} correctly only in {@link ByteOrder#nativeOrder()},
+     * while {@code ByteBuffer.allocate}, {@code wrap} and {@code allocateDirect} make big-endian buffers, whose
+     * {@code getFloat()} then returns byte-swapped garbage. For numbers use {@link #read(long, ByteBuffer, DataType)},
+     * which converts into {@code dst.order()}, or the typed forms ({@link #readFloats} and its siblings).
+     *
+     * @throws InvalidArgumentException if {@code dst} has nothing remaining (already full: nothing would be read), is
+     *                                  read-only, or the range is outside this buffer
      */
     public void read(long at, ByteBuffer dst) {
-        Errors.requireArgument(dst, "dst");
-        int n = dst.remaining();
-        checkRange(at, n);
-        driver.read(block, offset + at, dst.duplicate());
-        dst.position(dst.position() + n);
+        copyOut(at, writable(withRemaining(dst, "dst")));
+    }
+
+    /**
+     * Fills {@code dst}'s remaining bytes with elements of {@code type} from this buffer at {@code at}, each in
+     * {@code dst.order()}; synchronous. Reading numbers back with {@code dst}'s own {@code getFloat()},
+     * {@code getInt()}… gives the values the device holds, whatever the order of {@code dst} (big-endian unless set,
+     * heap or direct). It advances {@code dst}'s position past the bytes filled (flip it to read them).
+     *
+     * @throws InvalidArgumentException if {@code dst} has nothing remaining, is read-only, its remaining bytes are
+     *                                  not a whole number of elements, or the range is outside this buffer
+     */
+    public void read(long at, ByteBuffer dst, DataType type) {
+        int bytes = wholeElements(writable(dst), "dst", type);
+        int from = dst.position();
+        copyOut(at, dst);
+        if (ElementOrder.needsConversion(dst.order(), type.size())) ElementOrder.reverseInPlace(dst, from, bytes, type.size());
     }
 
     /** Writes {@code values} at byte offset {@code at}; synchronous. */
     public void write(long at, float[] values) {
         ByteBuffer b = staging(4L * values.length);
         b.asFloatBuffer().put(values);
-        write(at, b);
+        copyIn(at, b);
     }
 
     /** Writes {@code values} at byte offset {@code at}; synchronous. */
     public void write(long at, double[] values) {
         ByteBuffer b = staging(8L * values.length);
         b.asDoubleBuffer().put(values);
-        write(at, b);
+        copyIn(at, b);
     }
 
     /** Writes {@code values} at byte offset {@code at}; synchronous. */
     public void write(long at, int[] values) {
         ByteBuffer b = staging(4L * values.length);
         b.asIntBuffer().put(values);
-        write(at, b);
+        copyIn(at, b);
     }
 
     /** Writes {@code values} at byte offset {@code at}; synchronous. */
     public void write(long at, long[] values) {
         ByteBuffer b = staging(8L * values.length);
         b.asLongBuffer().put(values);
-        write(at, b);
+        copyIn(at, b);
     }
 
     /** Reads {@code count} floats from byte offset {@code at}; synchronous. */
@@ -173,8 +212,49 @@ public final class Buffer implements AutoCloseable {
     private ByteBuffer read(long at, long bytes) {
         checkRange(at, bytes); // before anything is allocated: a count too large (or negative) costs nothing
         ByteBuffer b = staging(bytes);
-        read(at, b);
+        copyOut(at, b);
         return b.flip();
+    }
+
+    private void copyIn(long at, ByteBuffer src) {
+        int n = src.remaining();
+        checkRange(at, n);
+        driver.write(block, offset + at, src.duplicate());
+        src.position(src.position() + n);
+    }
+
+    private void copyOut(long at, ByteBuffer dst) {
+        int n = dst.remaining();
+        checkRange(at, n);
+        driver.read(block, offset + at, dst.duplicate());
+        dst.position(dst.position() + n);
+    }
+
+    /** {@code b}, refused if it has nothing remaining: where a size is expected, zero bytes is a mistake. */
+    private static ByteBuffer withRemaining(@Nullable ByteBuffer buffer, String name) {
+        ByteBuffer b = Errors.requireArgument(buffer, name);
+        if (!b.hasRemaining()) {
+            throw new InvalidArgumentException(name + " has no bytes remaining (position " + b.position() + " = limit "
+                    + b.limit() + "): flip a ByteBuffer after filling it, or clear it before filling it again");
+        }
+        return b;
+    }
+
+    private static ByteBuffer writable(@Nullable ByteBuffer dst) {
+        ByteBuffer b = Errors.requireArgument(dst, "dst");
+        if (b.isReadOnly()) throw new InvalidArgumentException("dst is read-only");
+        return b;
+    }
+
+    /** {@code b}'s remaining bytes, refused unless they are a whole, non-zero number of {@code type} elements. */
+    private static int wholeElements(@Nullable ByteBuffer buffer, String name, @Nullable DataType type) {
+        int bytes = withRemaining(buffer, name).remaining();
+        Errors.requireArgument(type, "type");
+        if (bytes % type.size() != 0) {
+            throw new InvalidArgumentException(name + " has " + bytes + " bytes remaining, not a whole number of "
+                    + type + " elements of " + type.size() + " bytes");
+        }
+        return bytes;
     }
 
     private static ByteBuffer staging(long bytes) {
@@ -203,13 +283,26 @@ public final class Buffer implements AutoCloseable {
         return block;
     }
 
+    /** The address native code outside jccl sees (the host backend's own memory has synthetic {@link #address()}es). */
+    long nativeAddress() {
+        return driver.nativeAddress(block, offset);
+    }
+
+    /** Which backend's memory this is. */
+    BackendKind backendKind() {
+        return driver.kind();
+    }
+
     /** The block and offset drivers receive for this buffer. */
     MemoryRef ref() {
         return ref;
     }
 
+    /** Refuses a closed buffer, and one whose foreign memory its owner freed. */
     void checkOpen() {
         if (closed.get()) throw new InvalidUsageException("buffer " + this + " is closed");
+        String gone = block.whyUnusable();
+        if (gone != null) throw new InvalidUsageException("buffer " + this + " cannot be used: " + gone);
     }
 
     private void checkRange(long at, long bytes) {

@@ -46,6 +46,11 @@ public final class Communicator implements AutoCloseable {
     private final String id;
     private final CommOptions options;
     private final Stream stream;
+    /** Guards {@link #barrierByte} against a close racing its first allocation. */
+    private final Object barrierLock = new Object();
+    /** The byte {@link #barrier()} all-reduces: allocated on first use, freed when the communicator is released. */
+    private @Nullable Buffer barrierByte;
+    private boolean released;
 
     Communicator(Backend backend, DriverComm driverComm, String id, CommOptions options, SerialWorker launchQueue) {
         this.backend = backend;
@@ -54,8 +59,8 @@ public final class Communicator implements AutoCloseable {
         String label = "[comm=" + id + " rank=" + driverComm.rank() + "/" + driverComm.size() + "]";
         StreamQueue queue = backend.newStreamQueue(backend.driver().createStream(driverComm.device()));
         this.stream = new Stream(backend, queue, launchQueue);
-        this.state = new CommunicatorState(backend.driver(), driverComm, label, launchQueue, queue,
-                options.closeTimeout(), options.timeoutPolicy() == TimeoutPolicy.ABORT_COMMUNICATOR, stream::release);
+        this.state = new CommunicatorState(backend.driver(), driverComm, id, label, launchQueue, queue,
+                options.closeTimeout(), options.timeoutPolicy() == TimeoutPolicy.ABORT_COMMUNICATOR, this::release);
     }
 
     // ---- queries
@@ -184,6 +189,46 @@ public final class Communicator implements AutoCloseable {
     /** Receives {@code count} elements from {@code peer}. */
     public Work recv(Buffer recv, long count, DataType type, int peer) {
         return submit(Operation.recv(recv, count, type, peer));
+    }
+
+    /**
+     * Completes once every rank has called it (and, like any operation, once everything this rank issued before it
+     * completed): an all-reduce (max) of one byte on a small buffer of the communicator's own, allocated on first use and
+     * freed when the communicator closes. NCCL has no barrier of its own; this is what {@code torch.distributed.barrier}
+     * does on NCCL too. Every rank must call it in the same place of its operation order, like any collective.
+     */
+    public Work barrier() {
+        return barrier(options.timeout());
+    }
+
+    /** {@link #barrier()} with its own timeout (zero: none) in place of the communicator's. */
+    public Work barrier(Duration timeout) {
+        Errors.requireArgument(timeout, "timeout");
+        Buffer b = barrierByte();
+        Operation op = Operation.allReduce(b, b, 1, DataType.UINT8, ReduceOp.MAX);
+        Validation.check(this, op);
+        return Submission.named(this, op, "barrier", timeout);
+    }
+
+    private Buffer barrierByte() {
+        state.checkOpen(); // a closed communicator allocates nothing
+        synchronized (barrierLock) {
+            if (released) state.checkOpen();
+            if (barrierByte == null) barrierByte = backend.allocate(device(), 1);
+            return barrierByte;
+        }
+    }
+
+    /** Once the communicator is destroyed or aborted: its stream, and the barrier's byte once no work uses it. */
+    private void release() {
+        stream.release();
+        Buffer b;
+        synchronized (barrierLock) {
+            released = true;
+            b = barrierByte;
+            barrierByte = null;
+        }
+        if (b != null) b.close();
     }
 
     /** Validates and issues one operation. */

@@ -9,7 +9,6 @@ import org.jccl.core.engine.Attachments;
 import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.error.Errors;
-import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.module.Attachment;
 import org.jccl.core.module.AttachmentKey;
 import org.jccl.core.module.ModuleContext;
@@ -49,8 +48,7 @@ final class CommunicatorContext implements ModuleContext {
         Errors.requireArgument(type, "type");
         T capability = state.driverComm().capability(type);
         if (capability == null) {
-            Driver d = state.driver();
-            throw new UnsupportedFeatureException(type.getSimpleName(), d.describe(), String.valueOf(d.version()), null);
+            throw state.driver().features().unsupported(type.getSimpleName(), null);
         }
         return capability;
     }
@@ -68,7 +66,7 @@ final class CommunicatorContext implements ModuleContext {
     @Override
     public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
         Errors.requireArgument(task, "task");
-        return state.call(what, task);
+        return state.call(what, task, communicator.options().timeout());
     }
 
     @Override

@@ -51,4 +51,9 @@ public final class Event implements AutoCloseable {
     DriverEvent driverEvent() {
         return driverEvent;
     }
+
+    @Override
+    public String toString() {
+        return "Event[" + driverEvent.getClass().getSimpleName() + (closed.get() ? ", closed" : "") + "]";
+    }
 }

@@ -12,15 +12,21 @@ import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The entry point: the process's backends.
  *
  * <p>{@link #backend()} follows {@code jccl.backend} ({@code JCCL_BACKEND}): {@code nccl}, {@code rccl},
  * {@code host}, or {@code auto} (the default): NCCL if its libraries load and a CUDA device is present, else RCCL
- * likewise, else the host backend. The choice and its reason are logged once.
+ * likewise, else the host backend. The choice is logged once at INFO in one line (version, backend, libraries,
+ * devices); why the GPU backends did not load, at DEBUG.
  */
 public final class Jccl {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(Jccl.class);
     private static final Map<BackendKind, Backend> OPEN = new EnumMap<>(BackendKind.class);
     private static Backend chosen;
@@ -35,7 +41,7 @@ public final class Jccl {
         if (!configured.equals("auto")) {
             BackendKind kind = parse(configured);
             chosen = backend(kind);
-            JcclSettings.logOnce("backend " + kind.id() + " (configured by " + JcclSettings.BACKEND + "): " + chosen.describe());
+            JcclSettings.logOnce(StartupLine.of(StartupLine.version(), chosen, "configured"));
             return chosen;
         }
         StringBuilder reasons = new StringBuilder();
@@ -44,8 +50,7 @@ public final class Jccl {
                 Backend b = backend(gpu);
                 if (b.deviceCount() > 0) {
                     chosen = b;
-                    JcclSettings.logOnce("backend " + gpu.id() + " (auto: libraries loaded, " + b.deviceCount()
-                            + " device(s)): " + b.describe());
+                    JcclSettings.logOnce(StartupLine.of(StartupLine.version(), b, "auto"));
                     return chosen;
                 }
                 reasons.append(gpu.id()).append(": libraries loaded but no device; ");
@@ -54,7 +59,9 @@ public final class Jccl {
             }
         }
         chosen = backend(BackendKind.HOST);
-        JcclSettings.logOnce("backend host (auto: no GPU backend usable — " + reasons.toString().trim() + ")");
+        // Why the GPU backends did not load is for whoever expected one: at DEBUG, so a CPU machine's log stays calm.
+        LOG.debug("jccl: no GPU backend usable, so the host backend runs: {}", reasons.toString().trim());
+        JcclSettings.logOnce(StartupLine.of(StartupLine.version(), chosen, "auto: no GPU"));
         return chosen;
     }
 

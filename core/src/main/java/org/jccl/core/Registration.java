@@ -36,4 +36,9 @@ public final class Registration implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) communicator.deregister(this);
     }
+
+    @Override
+    public String toString() {
+        return "Registration[" + communicator.describe() + " " + buffer + (closed.get() ? ", closed" : "") + "]";
+    }
 }

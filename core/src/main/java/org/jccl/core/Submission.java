@@ -68,6 +68,16 @@ final class Submission {
         return buffer.ref();
     }
 
+    /**
+     * One validated operation issued under another name: {@code name(seq=N)} in messages, {@code name} for observers
+     * (a barrier's all-reduce of one byte is a barrier to the people reading about it).
+     */
+    static Work named(Communicator communicator, Operation op, String name, Duration timeout) {
+        Part part = new Part(launch(communicator.state(), op), sequence -> name + "(seq=" + sequence + ")",
+                Lowering.heldMemory(op), 0);
+        return submit(List.of(communicator), List.of(List.of(part)), name, timeout);
+    }
+
     /** One validated operation of one communicator: the hot path, without the lists of a group. */
     static Work one(Communicator communicator, Operation op, Duration timeout) {
         CommunicatorState state = communicator.state();
@@ -77,7 +87,7 @@ final class Submission {
         long bytes = bytes(op); // here, not in the factory, which runs under the submit lock
         String name = op.kind().method();
         return IssuePath.issue(List.of(state), List.of(List.of(enqueue)), sequences -> new Work(sequences[0],
-                () -> communicator.describe() + " " + op.describe(sequences[0]), communicator, name, bytes, held, timeoutNanos));
+                new Work.Single(communicator, op, sequences), communicator, name, bytes, held, timeoutNanos));
     }
 
     /**

@@ -141,6 +141,7 @@ final class Validation {
     private static void need(Communicator comm, @Nullable Buffer b, long elements, int size, String role, Subject what) {
         if (b == null) throw bad(what, role + " buffer is required");
         if (b.isClosed()) throw new InvalidUsageException(what + ": " + role + " buffer " + b + " is closed");
+        checkUsable(b, role, what);
         if (b.device() != comm.device()) {
             throw bad(what, role + " buffer " + b + " is on device " + b.device() + ", the communicator on " + comm.device());
         }
@@ -159,7 +160,14 @@ final class Validation {
     private static void optional(Communicator comm, @Nullable Buffer b, Subject what, String role) {
         if (b == null) return;
         if (b.isClosed()) throw new InvalidUsageException(what + ": " + role + " buffer " + b + " is closed");
+        checkUsable(b, role, what);
         if (b.device() != comm.device()) throw bad(what, role + " buffer " + b + " is not on device " + comm.device());
+    }
+
+    /** Foreign memory whose owner freed it while the buffer was open: refused rather than handed to the library. */
+    private static void checkUsable(Buffer b, String role, Subject what) {
+        String gone = b.block().whyUnusable();
+        if (gone != null) throw new InvalidUsageException(what + ": " + role + " buffer " + b + " cannot be used: " + gone);
     }
 
     /** Send and receive either are the same memory (in place) or do not overlap. */

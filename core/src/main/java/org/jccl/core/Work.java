@@ -8,6 +8,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.TrackedWork;
+import org.jccl.core.jfr.JfrEvents;
+import org.jccl.core.jfr.OperationEvent;
 import org.jccl.core.spi.MemoryBlock;
 import org.jspecify.annotations.Nullable;
 
@@ -35,10 +37,23 @@ public final class Work extends TrackedWork {
     /** The observers told of the issue, with the time; null while unobserved, and again once completion was told. */
     private WorkObserver @Nullable [] observedBy;
     private long issuedNanos;
+    /** Its JFR event from issue to completion, while a recording wants it; null otherwise. */
+    private @Nullable OperationEvent recorded;
 
     /** Makes a work's description when one is needed (messages, logs): not on the hot path. */
     interface Describer {
         String describe();
+    }
+
+    /**
+     * The describer of a single core operation, which also tells recorded events its type and root or peer; no larger
+     * than the lambda it replaces.
+     */
+    record Single(Communicator communicator, Operation operation, long[] sequences) implements Describer {
+        @Override
+        public String describe() {
+            return communicator.describe() + " " + operation.describe(sequences[0]);
+        }
     }
 
     /** Stream work (a copy, a fill, a marker): never seen by observers. */
@@ -96,6 +111,7 @@ public final class Work extends TrackedWork {
 
     @Override
     protected void issued() {
+        if (JfrEvents.operationWanted()) recorded = beginEvent();
         WorkObserver[] to = WorkObservers.current();
         if (to.length == 0) return;
         issuedNanos = System.nanoTime();
@@ -103,9 +119,29 @@ public final class Work extends TrackedWork {
         WorkObservers.issued(to, this);
     }
 
+    private @Nullable OperationEvent beginEvent() {
+        Communicator c = communicator;
+        if (c == null) return null;
+        Operation op = describer instanceof Single single ? single.operation() : null;
+        return JfrEvents.operationIssued(c.id(), c.rank(), c.size(), sequence(), operation, bytes,
+                op == null ? null : op.type().toString(), op == null ? -1 : op.peer());
+    }
+
+    @Override
+    protected void launchReturned() {
+        OperationEvent e = recorded;
+        if (e != null) e.launchReturned();
+    }
+
     @Override
     protected void completing(@Nullable Throwable error) {
-        WorkObserver[] to = observedBy; // the engine calls this once, from the completion that settles the work
+        // The engine calls this once, from the completion that settles the work.
+        OperationEvent e = recorded;
+        if (e != null) {
+            recorded = null;
+            e.completed(error);
+        }
+        WorkObserver[] to = observedBy;
         if (to == null) return;
         observedBy = null;
         WorkObservers.completed(to, this, error, System.nanoTime() - issuedNanos);

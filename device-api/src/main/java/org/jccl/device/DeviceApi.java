@@ -243,4 +243,11 @@ public final class DeviceApi {
         if (from == deviceComms.size()) return issue.get();
         return deviceComms.get(from).whileOpen(() -> whileOpen(deviceComms, from + 1, issue));
     }
+
+    /** e.g. {@code DeviceApi[comm=3f2a rank=0/2], 1 device communicator}. */
+    @Override
+    public String toString() {
+        int n = deviceComms.size();
+        return "DeviceApi" + communicator.describe() + ", " + n + (n == 1 ? " device communicator" : " device communicators");
+    }
 }

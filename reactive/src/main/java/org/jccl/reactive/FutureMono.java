@@ -24,8 +24,11 @@ import reactor.core.scheduler.Scheduler;
  * The call is made before the subscriber is told of its subscription, so that an operation reaches its launch queue
  * without waiting for the subscriber's set-up (a round trip of a small operation is a few microseconds). An
  * exception thrown by the call (bad arguments, a missing feature) becomes the Mono's error, and a failed future's
- * error reaches the subscriber as core's typed exception. It is its own operator rather than {@code Mono.create}
- * because it is on every operation's path: one subscription object, one state word, no sink machinery.
+ * error reaches the subscriber as core's typed exception. A subscription by {@code block()} on a thread where Reactor
+ * refuses to block (jccl's event thread) starts nothing ({@link BlockingWait}). With tracing on, the call is made with
+ * the Micrometer observation of the subscriber's context current ({@link ObservationParent}). It is its own operator
+ * rather than {@code Mono.create} because it is on every operation's path: one subscription object, one state word, no
+ * sink machinery.
  *
  * @param <T> the result; a {@code Void} future completes the Mono empty
  */
@@ -62,9 +65,13 @@ final class FutureMono<T> extends Mono<T> {
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
+        if (BlockingWait.refusedHere(actual)) { // block() on a NonBlocking thread: refuse before the call, not after
+            Operators.error(actual, BlockingWait.refusal());
+            return;
+        }
         CompletableFuture<? extends T> future;
         try {
-            future = Objects.requireNonNull(start.get(), "the call returned no future");
+            future = Objects.requireNonNull(ObservationParent.call(actual, start), "the call returned no future");
         } catch (Throwable e) {
             Operators.error(actual, Operators.onOperatorError(e, actual.currentContext()));
             return;

@@ -181,6 +181,20 @@ public final class ReactiveCommunicator implements AutoCloseable {
         return submitted(() -> Operation.recv(recv, count, type, peer));
     }
 
+    /**
+     * {@link Communicator#barrier()}, issued at subscription (with this view's timeout, if set): completes once every
+     * rank has subscribed to its barrier.
+     */
+    public Mono<Void> barrier() {
+        Duration t = timeout;
+        return FutureMono.of(() -> t == null ? communicator.barrier() : communicator.barrier(t), scheduler);
+    }
+
+    /** {@link Communicator#barrier(Duration)}: a barrier with its own timeout (zero: none). */
+    public Mono<Void> barrier(Duration timeout) {
+        return FutureMono.of(() -> communicator.barrier(Errors.requireArgument(timeout, "timeout")), scheduler);
+    }
+
     /** {@link Communicator#submit(Operation)}, issued at subscription (with this view's timeout, if set). */
     public Mono<Void> submit(Operation operation) {
         return submitted(() -> Errors.requireArgument(operation, "operation"));

@@ -426,6 +426,71 @@ abstract class ReactiveSuite {
         assertTrue(blockFailure.get().getMessage().contains("not supported in thread"), blockFailure.get().getMessage());
     }
 
+    /**
+     * Reactor's block() subscribes first and refuses on a NonBlocking thread afterwards; for a jccl Mono the
+     * subscription is the operation, which was issued on one rank only and later aborted the communicator at its
+     * timeout. Every blocking form, through operators and publishOn, must now issue nothing.
+     */
+    @Test
+    void blockOnTheEventThreadIssuesNothing() {
+        Ranks r = open();
+        Buffer b0 = r.zeros(0, N);
+        Scheduler elsewhere = Schedulers.newSingle("jccl-test-elsewhere");
+        try {
+            List<Runnable> blockingCalls = List.of(
+                    () -> r.comm(0).allReduce(b0, b0, N, f32(), ReduceOp.SUM).block(),
+                    () -> r.comm(0).allReduce(b0, b0, N, f32(), ReduceOp.SUM).then(Mono.just(1)).block(WAIT),
+                    () -> r.comm(0).allReduce(b0, b0, N, f32(), ReduceOp.SUM).blockOptional(),
+                    () -> r.comm(0).publishOn(elsewhere).allReduce(b0, b0, N, f32(), ReduceOp.SUM).block(),
+                    () -> Flux.range(0, 2).concatMap(i -> r.comm(0).allReduce(b0, b0, N, f32(), ReduceOp.SUM)).blockLast());
+            List<Throwable> refusals = new CopyOnWriteArrayList<>();
+            AtomicReference<Integer> pendingAfter = new AtomicReference<>();
+            r.comm(0).allReduce(b0, b0, N, f32(), ReduceOp.SUM).doOnSuccess(v -> {
+                for (Runnable call : blockingCalls) {
+                    try {
+                        call.run();
+                    } catch (Throwable t) {
+                        refusals.add(t);
+                    }
+                }
+                pendingAfter.set(r.core(0).pendingCount());
+            }).subscribe();
+            await().atMost(WAIT).until(() -> r.core(0).pendingCount() == 1);
+            StepVerifier.create(r.all(i -> i == 0 ? Mono.empty() : r.comm(i).allReduce(r.zeros(i, N), r.zeros(i, N), N, f32(), ReduceOp.SUM)))
+                    .expectComplete().verify(WAIT);
+            await().atMost(WAIT).until(() -> pendingAfter.get() != null);
+            assertEquals(0, pendingAfter.get(), "no blocked call issued its operation");
+            assertEquals(blockingCalls.size(), refusals.size());
+            for (Throwable t : refusals) assertInstanceOf(IllegalStateException.class, t);
+            // Every rank still issues in the same order: the next collective completes everywhere.
+            StepVerifier.create(r.all(i -> r.comm(i).allReduce(r.zeros(i, N), r.zeros(i, N), N, f32(), ReduceOp.SUM)))
+                    .expectComplete().verify(WAIT);
+            assertEquals(0, r.core(0).pendingCount());
+        } finally {
+            elsewhere.dispose();
+        }
+    }
+
+    /**
+     * block() on an ordinary thread is no misuse, even where later operations of its chain subscribe on a
+     * NonBlocking thread: {@code a.then(b)} subscribes {@code b} on the event thread when {@code a} completes, and
+     * subscribeOn moves a whole subscription to a scheduler's thread. Neither may be refused.
+     */
+    @Test
+    void blockOnAnOrdinaryThreadWorksWhereItsChainSubscribesOnNonBlockingThreads() {
+        Ranks r = open();
+        Scheduler single = Schedulers.newSingle("jccl-test-subscriptions");
+        try {
+            Mono<Void> twoInARow = r.all(i -> r.comm(i).allReduce(r.zeros(i, N), r.zeros(i, N), N, f32(), ReduceOp.SUM)
+                    .then(r.comm(i).allReduce(r.zeros(i, N), r.zeros(i, N), N, f32(), ReduceOp.SUM)));
+            twoInARow.block(WAIT);
+            Mono.defer(() -> twoInARow).subscribeOn(single).block(WAIT);
+            assertEquals(0, r.core(0).pendingCount());
+        } finally {
+            single.dispose();
+        }
+    }
+
     @Test
     void publishOnMovesSignalsToTheScheduler() {
         Scheduler scheduler = Schedulers.newBoundedElastic(1, 16, "jccl-test-signals");

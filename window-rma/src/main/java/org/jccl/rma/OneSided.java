@@ -101,7 +101,10 @@ public final class OneSided {
 
     /**
      * Registers {@code buffer} as a window with {@code flags}; collective: every rank registers, in the same order,
-     * a buffer of the same size. The window keeps the buffer's memory alive until closed.
+     * a buffer of the same size. The window keeps the buffer's memory alive until closed. Memory another library
+     * allocated ({@code Backend.wrap}, DLPack) is accepted: NCCL registers it if it comes from {@code ncclMemAlloc} or
+     * CUDA's virtual memory API ({@code cuMem*}, e.g. PyTorch's expandable segments) and refuses plain
+     * {@code cudaMalloc} memory, failing the returned future; the host backend registers any memory.
      *
      * @throws InvalidArgumentException   for an empty buffer, one on another device, one the library cannot
      *                                    register (not {@link #allocate}d memory, not aligned to its rule)
@@ -114,8 +117,11 @@ public final class OneSided {
         MemoryRef ref = module.memory(buffer);
         OneSidedLimits l = limits();
         if (buffer.byteSize() == 0) throw new InvalidArgumentException("a window needs at least one byte: " + buffer);
-        if (l.communicationMemory() && ref.block().kind() != MemoryKind.COMMUNICATION) {
-            throw new InvalidArgumentException(buffer + " is " + ref.block().kind() + " memory; windows need memory from"
+        // Foreign memory (Backend.wrap, DLPack) goes to the library, which alone can tell whether it is cuMem memory
+        // (as PyTorch's expandable segments are) and refuses plain cudaMalloc memory with a typed error.
+        MemoryKind kind = ref.block().kind();
+        if (l.communicationMemory() && kind != MemoryKind.COMMUNICATION && kind != MemoryKind.FOREIGN) {
+            throw new InvalidArgumentException(buffer + " is " + kind + " memory; windows need memory from"
                     + " ncclMemAlloc: allocate it with OneSided.allocate or Backend.allocateForCommunication");
         }
         if (ref.offset() % l.windowAlignment() != 0) {
@@ -127,8 +133,7 @@ public final class OneSided {
         for (WindowFlag f : flags) {
             Errors.requireArgument(f, "flag");
             if ((l.windowFlags() & f.code()) == 0) {
-                throw new UnsupportedFeatureException("window flag " + f, communicator.backend().describe(),
-                        String.valueOf(communicator.backend().version()), f.firstVersion());
+                throw communicator.backend().features().unsupported("window flag " + f, f.firstVersion());
             }
             set.add(f);
             code |= f.code();
@@ -328,5 +333,11 @@ public final class OneSided {
             if (w.flags().contains(WindowFlag.COLL_SYMMETRIC) && !w.isClosed() && w.contains(ref, bytes)) return true;
         }
         return false;
+    }
+
+    /** e.g. {@code OneSided[comm=3f2a rank=0/2], 2 windows}. */
+    @Override
+    public String toString() {
+        return "OneSided" + communicator.describe() + ", " + windows.size() + (windows.size() == 1 ? " window" : " windows");
     }
 }

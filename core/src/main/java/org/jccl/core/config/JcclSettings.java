@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Every configuration key of jccl, in one place: a system property and the environment variable that stands in
  * for it (the property wins). NCCL's own {@code NCCL_*} variables are not read here; they pass through to the
- * library untouched, and {@link #NCCL_ENV_PREFIX} properties can set them. At the first backend's start one INFO line names the backend and the settings that differ from
- * their defaults; the whole table is logged at DEBUG.
+ * library untouched, and {@link #NCCL_ENV_PREFIX} properties can set them. At the first backend's start one INFO line
+ * of at most 120 characters names jccl's version, the backend, its libraries and devices, and the settings that differ
+ * from their defaults where room allows; the whole table is logged at DEBUG.
  */
 public final class JcclSettings {
     private static final Logger LOG = LoggerFactory.getLogger(JcclSettings.class);
@@ -48,6 +49,11 @@ public final class JcclSettings {
     public static final Setting KERNEL_CACHE = new Setting("jccl.kernel.cache", "JCCL_KERNEL_CACHE", "~/.cache/jccl/kernels");
     /** Default work timeout ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
     public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
+    /**
+     * How long an operation may stay pending before jccl logs, once, what it waits for (on the host backend: the ranks
+     * that have not joined it), long before its timeout ends it; {@code 0} disables.
+     */
+    public static final Setting STALL_REPORT = new Setting("jccl.stallReport", "JCCL_STALL_REPORT", "30s");
     /** {@code abort_communicator} or {@code report}. */
     public static final Setting TIMEOUT_POLICY = new Setting("jccl.timeoutPolicy", "JCCL_TIMEOUT_POLICY", "abort_communicator");
     /** How long {@code close()} drains pending work before aborting. */
@@ -186,7 +192,7 @@ public final class JcclSettings {
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
-            TIMEOUT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
+            TIMEOUT, STALL_REPORT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,
             JCCL_LOCAL_RANK, LOCAL_RANK, SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_STEP_NODELIST,
@@ -223,6 +229,16 @@ public final class JcclSettings {
         return TIMEOUT.duration();
     }
 
+    /** {@link #STALL_REPORT} in nanoseconds (0: disabled); a value that cannot be read is reported and the default used. */
+    public static long stallReportNanos() {
+        try {
+            return Math.max(0, STALL_REPORT.duration().toNanos());
+        } catch (InvalidArgumentException e) {
+            LOG.warn("{}; using {}", e.getMessage(), STALL_REPORT.defaultValue());
+            return parseDuration(STALL_REPORT.defaultValue(), STALL_REPORT).toNanos();
+        }
+    }
+
     public static TimeoutPolicy timeoutPolicy() {
         String v = TIMEOUT_POLICY.value().trim().toUpperCase(Locale.ROOT);
         try {
@@ -244,8 +260,14 @@ public final class JcclSettings {
         return INIT_TIMEOUT.duration();
     }
 
-    /** Logs the effective configuration once per process. */
-    public static void logOnce(String backendLine) {
+    /** The longest start-up line: a person reads it at a glance. */
+    private static final int START_UP_LINE_MAX = 120;
+
+    /**
+     * Logs the start-up line once per process at INFO, followed by the settings changed from their defaults where that
+     * keeps it within 120 characters (else their count); every setting, at DEBUG.
+     */
+    public static void logOnce(String startUpLine) {
         if (!LOGGED.compareAndSet(false, true)) return;
         StringBuilder all = new StringBuilder("jccl settings:");
         List<String> changed = new ArrayList<>();
@@ -255,9 +277,17 @@ public final class JcclSettings {
             all.append("\n  ").append(s.property()).append(" = ").append(shown);
             if (s.isSet() && !s.value().equals(s.defaultValue())) changed.add(s.property() + "=" + shown);
         }
-        // One line a user reads; the full table for whoever debugs a configuration.
-        LOG.info("jccl: {}{}", backendLine, changed.isEmpty() ? "" : " (settings changed: " + String.join(", ", changed) + ")");
+        LOG.info("{}", startUpLine + changedSuffix(startUpLine, changed));
         LOG.debug("{}", all);
+    }
+
+    /** What the start-up line says of changed settings: them, or their count, or nothing, as room allows. */
+    private static String changedSuffix(String line, List<String> changed) {
+        if (changed.isEmpty()) return "";
+        String listed = " (settings changed: " + String.join(", ", changed) + ")";
+        if (line.length() + listed.length() <= START_UP_LINE_MAX) return listed;
+        String counted = " (" + changed.size() + (changed.size() == 1 ? " setting" : " settings") + " changed; DEBUG lists them)";
+        return line.length() + counted.length() <= START_UP_LINE_MAX ? counted : "";
     }
 
     /**

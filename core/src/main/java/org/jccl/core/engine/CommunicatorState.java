@@ -15,6 +15,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.jfr.JfrEvents;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.thread.SerialWorker;
@@ -37,6 +38,7 @@ public final class CommunicatorState {
 
     private final Driver driver;
     private final DriverComm driverComm;
+    private final String id;
     private final String label;
     private final SerialWorker launchQueue;
     private final StreamQueue stream;
@@ -60,19 +62,23 @@ public final class CommunicatorState {
      * its own, away from the state that issuing threads read.
      */
     private final PaddedFlag inLibrary = new PaddedFlag();
+    /** How long a work may stay pending before what it waits for is logged once ({@code jccl.stallReport}); 0: never. */
+    private final long stallReportNanos = JcclSettings.stallReportNanos();
     /** Completed when the pending set empties while closing; written under the submit lock, read by the event thread. */
     private volatile @Nullable CompletableFuture<Void> drained;
 
     /**
+     * @param id             the communicator's id shared by its ranks, as recorded events name it, e.g. {@code 3f2a}
      * @param label          the prefix of every message, e.g. {@code [comm=3f2a rank=1/2]}
      * @param closeTimeout   how long {@link #closeAsync()} drains before it aborts
      * @param abortOnTimeout whether a work past its deadline aborts the communicator (else only that work fails)
      * @param onRelease      run once the communicator is destroyed or aborted (e.g. destroying its stream)
      */
-    public CommunicatorState(Driver driver, DriverComm driverComm, String label, SerialWorker launchQueue,
+    public CommunicatorState(Driver driver, DriverComm driverComm, String id, String label, SerialWorker launchQueue,
                              StreamQueue stream, Duration closeTimeout, boolean abortOnTimeout, Runnable onRelease) {
         this.driver = driver;
         this.driverComm = driverComm;
+        this.id = id;
         this.label = label;
         this.launchQueue = launchQueue;
         this.stream = stream;
@@ -177,12 +183,57 @@ public final class CommunicatorState {
     // ---- calls in issue order
 
     /**
+     * {@link #call(String, Supplier)} for a collective call whose peers may never make theirs (a window registration
+     * on one rank only): not finished within {@code timeout} (zero for none), its future fails with a
+     * {@link WorkTimeoutException} naming what the driver reports the rank waits for, and under the
+     * abort-on-timeout policy the communicator is aborted, which ends the call's wait.
+     */
+    public <T> CompletableFuture<T> call(String what, Supplier<T> task, Duration timeout) {
+        CompletableFuture<T> result = call(what, task);
+        if (timeout.isZero() || result.isDone()) return result;
+        CompletableFuture<Void> deadline = new CompletableFuture<Void>().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        result.whenComplete((v, e) -> deadline.complete(null)); // cancels the timer
+        // Off the JDK's one timer thread: failing the call runs the caller's dependent stages.
+        deadline.whenCompleteAsync((v, late) -> {
+            if (late != null) callTimedOut(result, what, timeout);
+        });
+        return result;
+    }
+
+    private void callTimedOut(CompletableFuture<?> call, String what, Duration timeout) {
+        String waitingFor = diagnosis("check that every rank makes this call, in the same order as its operations");
+        WorkTimeoutException e = new WorkTimeoutException("still not done after " + timeout + " on this rank: "
+                + waitingFor, -1, null, null, label + " " + what, null);
+        if (!call.completeExceptionally(e)) return;
+        JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), -1, what, timeout.toNanos(), waitingFor, abortOnTimeout);
+        if (abortOnTimeout) {
+            LOG.error("{}; aborting the communicator", e.getMessage());
+            abort(new CommunicatorAbortedException("aborted: " + what + " timed out after " + timeout, -1, null, null,
+                    null, e));
+        } else {
+            LOG.warn("{}", e.getMessage());
+        }
+    }
+
+    /** What the driver reports this rank waits for, else {@code usualCause}. */
+    private String diagnosis(String usualCause) {
+        String blocked;
+        try {
+            blocked = driverComm.waitingFor();
+        } catch (RuntimeException e) {
+            blocked = null; // a report is a courtesy: it must never hide the timeout itself
+        }
+        return blocked != null ? blocked : usualCause;
+    }
+
+    /**
      * Runs {@code task} on the launch thread after everything issued before it; the future carries its result, or
      * fails if the communicator is aborted or closed first. Never blocks the caller.
      */
     public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
         checkOpen();
         CompletableFuture<T> result = new CompletableFuture<>();
+        recordLifecycle(what, null, result);
         boolean queued = launchQueue.submit(() -> {
             JcclException f = failure;
             if (f != null) {
@@ -218,7 +269,17 @@ public final class CommunicatorState {
     public CompletableFuture<Void> revoke() {
         checkOpen();
         revoked = true;
-        return CompletableFuture.runAsync(() -> driverComm.revoke(0), r -> daemon(r, "jccl-revoke-" + label).start());
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        recordLifecycle("revoke", null, done);
+        daemon(() -> {
+            try {
+                driverComm.revoke(0);
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        }, "jccl-revoke-" + label).start();
+        return done;
     }
 
     private JcclException stopped(String what) {
@@ -242,6 +303,7 @@ public final class CommunicatorState {
             drained = toDrain;
             if (pending.isEmpty()) toDrain.complete(null);
         }
+        recordLifecycle("close", null, closed);
         attachments.closing(); // modules end what waits on peers, so that the drain below can finish
         toDrain.orTimeout(closeTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((v, timeout) -> {
             if (timeout != null) {
@@ -288,6 +350,7 @@ public final class CommunicatorState {
             state = State.ABORTED;
             failure = cause;
         }
+        recordLifecycle("abort", cause.toString(), aborted);
         List<TrackedWork> inIssueOrder = new ArrayList<>(pending);
         inIssueOrder.sort(Comparator.comparingLong(TrackedWork::sequence));
         for (TrackedWork w : inIssueOrder) w.fail(Errors.forWork(cause, w.describe()));
@@ -307,6 +370,7 @@ public final class CommunicatorState {
         CompletableFuture.delayedExecutor(limit.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
             if (aborted.completeExceptionally(new WorkTimeoutException(label + ": the library's abort did not return within "
                     + limit + " (jccl.abortTimeout); its thread is left behind", -1, null, null, label + " abort()", null))) {
+                JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), -1, "abort", limit.toNanos(), null, false);
                 LOG.error("{} ncclCommAbort did not return within {}", label, limit);
             }
         });
@@ -320,6 +384,11 @@ public final class CommunicatorState {
         // The stream may still hold events of aborted work; the event thread keeps polling them, which the runtime
         // allows after the stream is destroyed.
         onRelease.run();
+    }
+
+    /** A JFR {@code jccl.Lifecycle} event of {@code call}, made now and committed when {@code result} completes. */
+    private void recordLifecycle(String call, @Nullable String reason, CompletableFuture<?> result) {
+        JfrEvents.lifecycle(id, driverComm.rank(), driverComm.size(), call, reason, result);
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -353,10 +422,16 @@ public final class CommunicatorState {
         abort(e);
     }
 
-    /** Applies the timeout policy to each pending work past its deadline, oldest first. */
+    /**
+     * Applies the timeout policy to each pending work past its deadline, oldest first, and reports once each work
+     * pending longer than {@code jccl.stallReport}.
+     */
     void checkDeadlines(long now) {
         List<TrackedWork> late = null;
         for (TrackedWork w : pending) {
+            if (stallReportNanos > 0 && now - w.createdNanos() > stallReportNanos && !w.isDone() && w.markStallReported()) {
+                reportStall(w);
+            }
             if (now - w.deadlineNanos() > 0 && !w.isDone()) {
                 if (late == null) late = new ArrayList<>();
                 late.add(w);
@@ -370,10 +445,23 @@ public final class CommunicatorState {
         }
     }
 
+    /**
+     * A work still pending after {@code jccl.stallReport}: long before its timeout, the log says what it waits for, so
+     * a person watching a silent job learns which rank to look at.
+     */
+    private void reportStall(TrackedWork w) {
+        LOG.warn("{} still pending after {} on this rank (jccl.stallReport): {}; it fails at its timeout ({})",
+                w.describe(), Duration.ofNanos(stallReportNanos), diagnosis("it waits for the other ranks to issue it"
+                        + " (check that every rank issues the same operations in the same order)"),
+                w.timeout().isZero() ? "none" : w.timeout());
+    }
+
     private void timedOut(TrackedWork w) {
-        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout()
-                + " on this rank: check that every rank issues the same operations in the same order",
-                -1, null, null, w.describe(), null);
+        String waitingFor = diagnosis("check that every rank issues the same operations in the same order");
+        WorkTimeoutException e = new WorkTimeoutException("still pending after " + w.timeout() + " on this rank: "
+                + waitingFor, -1, null, null, w.describe(), null);
+        JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), w.sequence(), w.describe(), w.timeout().toNanos(),
+                waitingFor, abortOnTimeout);
         if (abortOnTimeout) {
             LOG.error("{}; aborting the communicator", e.getMessage());
             w.fail(e);

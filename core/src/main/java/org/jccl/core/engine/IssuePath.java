@@ -158,6 +158,7 @@ public final class IssuePath {
                 first.stream().driverStream().waitEvent(join);
                 other.events().recycle(join);
             }
+            w.launchReturned();
             first.stream().recordAndTrack(w);
         } catch (JcclException e) {
             failLaunch(w, comms, e);

@@ -32,10 +32,13 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     private final MemoryBlock[] held;
     private final long deadlineNanos;
     private final long timeoutNanos;
+    /** When the work was made ({@link System#nanoTime()}), for the stall report. */
+    private final long createdNanos;
     private CommunicatorState[] participants = NONE;
     private @Nullable DriverEvent event;
     private @Nullable StreamQueue stream;
     private boolean timeoutReported;
+    private boolean stallReported;
     @SuppressWarnings("unused") // through SETTLED
     private volatile boolean settled;
 
@@ -48,6 +51,7 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
         this.sequence = sequence;
         this.held = held;
         long now = System.nanoTime();
+        this.createdNanos = now;
         this.timeoutNanos = Math.max(0, timeoutNanos);
         this.deadlineNanos = timeoutNanos <= 0 || timeoutNanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNanos;
         for (MemoryBlock block : held) block.retain();
@@ -93,6 +97,17 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
         return Duration.ofNanos(timeoutNanos);
     }
 
+    long createdNanos() {
+        return createdNanos;
+    }
+
+    /** True once, the first time the work is reported as stalled, so a stall is logged once. Event thread only. */
+    boolean markStallReported() {
+        if (stallReported) return false;
+        stallReported = true;
+        return true;
+    }
+
     /** True once, the first time the deadline is reported, so a timeout is handled once. Event thread only. */
     boolean markTimeoutReported() {
         if (timeoutReported) return false;
@@ -126,6 +141,13 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
      * for observers (metrics), a no-op here. Must be cheap and must not block.
      */
     protected void issued() {
+    }
+
+    /**
+     * Called on the launch thread once the library's enqueue returned, before the work is handed to the event thread:
+     * a hook for observers (JFR), a no-op here. Not called for a work that never launched. Must be cheap.
+     */
+    protected void launchReturned() {
     }
 
     /**

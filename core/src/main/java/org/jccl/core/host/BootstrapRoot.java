@@ -21,9 +21,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.error.SystemErrorException;
 import org.jccl.core.host.HostNetwork.Refusal;
+import org.jccl.core.net.ListenAddresses;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The bootstrap root of one host unique id, in the process that made the id (like NCCL's root thread): it listens
@@ -32,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * addresses, from which the ranks build their TCP mesh. It closes once it has decided, or after the init timeout.
  */
 final class BootstrapRoot {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(BootstrapRoot.class);
     /** Roots still open, by id key. */
     private static final Map<String, BootstrapRoot> OPEN = new ConcurrentHashMap<>();
@@ -65,7 +71,7 @@ final class BootstrapRoot {
     private BootstrapRoot(byte[] token, boolean allowLocal, Channel server) {
         this.allowLocal = allowLocal;
         this.server = server;
-        this.id = new HostUniqueId(HostNetwork.advertised((InetSocketAddress) server.localAddress()), token);
+        this.id = new HostUniqueId(ListenAddresses.advertised((InetSocketAddress) server.localAddress()), token);
     }
 
     /**
@@ -86,7 +92,7 @@ final class BootstrapRoot {
                             Wire.frameUnauthenticated(ch.pipeline());
                             ch.pipeline().addLast(new JoinHandler(self));
                         }
-                    }).bind(HostNetwork.bindAddress()).syncUninterruptibly().channel();
+                    }).bind(ListenAddresses.bindAddress()).syncUninterruptibly().channel();
             BootstrapRoot root = new BootstrapRoot(token, allowLocal, server);
             self.set(root);
             OPEN.put(root.id.key(), root);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jccl.core.CommConfig;
 import org.jccl.core.DataType;
 import org.jccl.core.config.JcclSettings;
@@ -46,6 +47,8 @@ final class HostComm implements DriverComm, OneSidedComm {
     private int shrinks;
     private long windowsRegistered;
     private volatile boolean destroyed;
+    /** What the launch thread waits for in a collective set-up call now, for {@link #waitingFor()}; else null. */
+    private volatile @Nullable Supplier<String> setUpWait;
 
     HostComm(HostTransport transport, Meetings control, int rank) {
         this.transport = transport;
@@ -126,6 +129,20 @@ final class HostComm implements DriverComm, OneSidedComm {
 
     boolean isDestroyed() {
         return destroyed;
+    }
+
+    /**
+     * A collective set-up call waiting for its peers (launch thread), then what the stream waits for: the ranks a
+     * collective waits for, the peer of a send or receive, or a signal.
+     */
+    @Override
+    public @Nullable String waitingFor() {
+        Supplier<String> setUp = setUpWait;
+        String call = setUp == null ? null : setUp.get();
+        String stream = transport.waitingFor(rank);
+        if (stream == null) stream = transport.windowsOf(rank).waitingFor();
+        if (call == null) return stream;
+        return stream == null ? call : call + "; and " + stream;
     }
 
     /** Why a meeting of this communicator (split, an exchange) cannot complete any more: it was poisoned. */
@@ -260,7 +277,7 @@ final class HostComm implements DriverComm, OneSidedComm {
             throw new InvalidArgumentException("range [" + offset + ", +" + bytes + ") is outside a block of " + block.size() + " bytes");
         }
         long index = windowsRegistered++;
-        long[] sizes = allRanks("window#" + index, bytes);
+        long[] sizes = allRanks("window#" + index, bytes, "registering window " + index);
         for (int r = 0; r < sizes.length; r++) {
             if (sizes[r] != bytes) {
                 throw new InvalidUsageException("ranks disagree on a window's size: rank " + rank + " registers " + bytes
@@ -276,27 +293,45 @@ final class HostComm implements DriverComm, OneSidedComm {
     public void windowDeregister(long window) {
         HostWindows mine = transport.windowsOf(rank);
         if (!mine.has(window)) throw new InvalidArgumentException("no window with handle " + window + " on rank " + rank);
-        allRanks("unwindow#" + window, window);
+        allRanks("unwindow#" + window, window, "deregistering window " + (window - 1));
         mine.remove(window);
     }
 
-    /** Every rank's {@code value}, once all ranks brought theirs: a barrier on the launch threads. */
-    private long[] allRanks(String key, long value) {
-        if (transport instanceof NetworkClique net) {
-            try {
-                return net.exchange(value);
-            } catch (CliqueFailedException e) {
-                throw e.asJccl();
-            }
-        }
+    /**
+     * Every rank's {@code value}, once all ranks brought theirs: a barrier on the launch threads. While it waits,
+     * {@link #waitingFor()} names {@code what} and the ranks that have not come, for the engine's timeout error.
+     */
+    private long[] allRanks(String key, long value, String what) {
         int n = size();
-        return (long[]) control.meet(key, n, rank, new long[] {value}, all -> {
-            long[] values = new long[n];
-            for (int r = 0; r < n; r++) values[r] = all.get(r)[0];
-            Map<Integer, Object> out = new HashMap<>();
-            for (int r = 0; r < n; r++) out.put(r, values);
-            return out;
-        }, initTimeout(), r -> true, this::abandonedBy);
+        try {
+            if (transport instanceof NetworkClique net) {
+                setUpWait = () -> what + ": " + notCome(net.exchangeAbsentees());
+                try {
+                    return net.exchange(value);
+                } catch (CliqueFailedException e) {
+                    throw e.asJccl();
+                }
+            }
+            setUpWait = () -> what + ": " + notCome(control.absentees(key, n));
+            return (long[]) control.meet(key, n, rank, new long[] {value}, all -> {
+                long[] values = new long[n];
+                for (int r = 0; r < n; r++) values[r] = all.get(r)[0];
+                Map<Integer, Object> out = new HashMap<>();
+                for (int r = 0; r < n; r++) out.put(r, values);
+                return out;
+            }, initTimeout(), r -> true, this::abandonedBy);
+        } finally {
+            setUpWait = null;
+        }
+    }
+
+    /** Which ranks have not made a collective call, in words. */
+    private static String notCome(List<Integer> ranks) {
+        if (ranks.isEmpty()) return "every rank has made this call, and their results are being handed out";
+        if (ranks.size() == 1) return "rank " + ranks.get(0) + " has not made this call";
+        StringBuilder sb = new StringBuilder("ranks ");
+        for (int i = 0; i < ranks.size(); i++) sb.append(i == 0 ? "" : ", ").append(ranks.get(i));
+        return sb.append(" have not made this call").toString();
     }
 
     @Override
@@ -313,7 +348,9 @@ final class HostComm implements DriverComm, OneSidedComm {
 
     /**
      * Enqueued on the stream at once, also inside a group (before the group's collectives): puts and signals never
-     * block, and waits depend only on puts, so this order cannot deadlock.
+     * block. A wait does, and inside a group it holds the group's collectives until its signal arrives, as NCCL's
+     * grouped wait does: a peer that signals only after its part of such a collective deadlocks both (reported by
+     * {@link #waitingFor()}).
      */
     @Override
     public void putSignal(MemoryRef source, long count, DataType type, int peer, long window, long peerOffset,
@@ -333,7 +370,8 @@ final class HostComm implements DriverComm, OneSidedComm {
     public void waitSignal(WaitDescriptor[] waits, DriverStream stream) {
         HostWindows mine = transport.windowsOf(rank);
         WaitDescriptor[] copy = waits.clone();
-        oneSided(stream, "waitSignal", () -> mine.await(copy, transport));
+        boolean grouped = HostGroup.current().active(); // then it holds the group's operations enqueued after it
+        oneSided(stream, "waitSignal", () -> mine.await(copy, transport, grouped));
     }
 
     /** A one-sided task on the stream; a failure is this rank's async error, set before any later event completes. */

@@ -13,12 +13,14 @@ import org.jccl.core.CommConfig;
 import org.jccl.core.DeviceInfo;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.nccl.NativeMemory;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.ForeignOwner;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
@@ -50,7 +52,7 @@ public final class HostDriver implements Driver {
     private static final Meetings CREATION = new Meetings();
 
     private final SecureRandom random = new SecureRandom();
-    private final Features features = new Features("host (pure Java)", "2.28.9", functions());
+    private final Features features = Features.withoutLibrary("the host backend (pure Java)", functions());
     private volatile Runnable wakeEventThread = () -> { };
 
     private static List<String> functions() {
@@ -76,6 +78,11 @@ public final class HostDriver implements Driver {
     @Override
     public String describe() {
         return "host backend (pure Java, " + Runtime.getRuntime().availableProcessors() + " CPU cores, ranks as threads or processes over TCP)";
+    }
+
+    @Override
+    public String summary() {
+        return "pure Java";
     }
 
     @Override
@@ -111,6 +118,19 @@ public final class HostDriver implements Driver {
     @Override
     public MemoryBlock allocate(int device, long bytes, MemoryKind kind) {
         return HostMemoryBlock.allocate(bytes, kind);
+    }
+
+    /** Host memory at {@code address}: the host backend's only kind ({@code device} is ignored, as everywhere here). */
+    @Override
+    public MemoryBlock wrap(int device, long address, long bytes, ForeignOwner owner) {
+        return ForeignHostMemory.wrap(address, bytes, owner);
+    }
+
+    /** Foreign blocks carry their real address; the backend's own blocks are asked for theirs (through JNI). */
+    @Override
+    public long nativeAddress(MemoryBlock block, long offset) {
+        HostMemoryBlock b = host(block);
+        return (b.kind() == MemoryKind.FOREIGN ? b.address() : NativeMemory.addressOf(b.bytes())) + offset;
     }
 
     @Override

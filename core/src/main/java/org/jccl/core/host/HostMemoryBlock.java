@@ -8,8 +8,11 @@ import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.spi.DriverConstants;
+import org.jccl.core.spi.ForeignMemoryBlock;
+import org.jccl.core.spi.ForeignOwner;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
 import org.jspecify.annotations.Nullable;
@@ -26,7 +29,10 @@ final class HostMemoryBlock extends MemoryBlock {
     private static final AtomicLong NEXT_ADDRESS = new AtomicLong(1L << 40);
     private static final int ALIGNMENT = 64;
 
-    private final DirectMemory.Allocation allocation;
+    /** Frees the memory, or tells a foreign owner its last use ended; run once. */
+    private final Runnable free;
+    /** A foreign block's owner until its last use ended; null for memory the backend allocated. */
+    private final @Nullable AtomicReference<@Nullable ForeignOwner> foreignOwner;
     private final ByteBuffer data;
     private final FloatBuffer floats;
     private final DoubleBuffer doubles;
@@ -34,10 +40,12 @@ final class HostMemoryBlock extends MemoryBlock {
     private final LongBuffer longs;
     private final ShortBuffer shorts;
 
-    private HostMemoryBlock(long address, DirectMemory.Allocation allocation, MemoryKind kind) {
-        super(address, allocation.buffer().capacity(), DriverConstants.HOST_DEVICE, kind);
-        this.allocation = allocation;
-        this.data = allocation.buffer().order(ByteOrder.nativeOrder());
+    private HostMemoryBlock(long address, ByteBuffer memory, MemoryKind kind, Runnable free,
+                            @Nullable AtomicReference<@Nullable ForeignOwner> foreignOwner) {
+        super(address, memory.capacity(), DriverConstants.HOST_DEVICE, kind);
+        this.free = free;
+        this.foreignOwner = foreignOwner;
+        this.data = memory.order(ByteOrder.nativeOrder());
         this.floats = data.asFloatBuffer();
         this.doubles = data.asDoubleBuffer();
         this.ints = data.asIntBuffer();
@@ -52,7 +60,17 @@ final class HostMemoryBlock extends MemoryBlock {
                     + " bytes per buffer, not " + bytes);
         }
         long span = (bytes + PAGE - 1) / PAGE * PAGE + PAGE;
-        return new HostMemoryBlock(NEXT_ADDRESS.getAndAdd(span), DirectMemory.allocate((int) bytes, ALIGNMENT), kind);
+        DirectMemory.Allocation allocation = DirectMemory.allocate((int) bytes, ALIGNMENT);
+        return new HostMemoryBlock(NEXT_ADDRESS.getAndAdd(span), allocation.buffer(), kind, allocation::free, null);
+    }
+
+    /**
+     * Host memory another library allocated, at its real {@code address} (so two wraps of one region are seen as the
+     * same or overlapping memory), read and written through {@code view}; freeing it tells {@code owner}.
+     */
+    static HostMemoryBlock foreign(long address, ByteBuffer view, ForeignOwner owner) {
+        AtomicReference<@Nullable ForeignOwner> holder = new AtomicReference<>(owner);
+        return new HostMemoryBlock(address, view, MemoryKind.FOREIGN, () -> ForeignMemoryBlock.releaseOnce(holder), holder);
     }
 
     /** The whole block; absolute indices only (the buffer is shared by all threads). */
@@ -88,7 +106,13 @@ final class HostMemoryBlock extends MemoryBlock {
     }
 
     @Override
+    public @Nullable String whyUnusable() {
+        ForeignOwner owner = foreignOwner == null ? null : foreignOwner.get();
+        return owner == null ? null : owner.whyFreed();
+    }
+
+    @Override
     protected void free() {
-        allocation.free();
+        free.run();
     }
 }

@@ -1,32 +1,28 @@
 package org.jccl.core.host;
 
 import io.netty.channel.EventLoopGroup;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.jccl.core.config.JcclSettings;
-import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.net.HostBackendLoops;
 import org.jccl.core.net.NetLoops;
 import org.jspecify.annotations.Nullable;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The process-wide Netty threads of the host backend's network transport, shared by every bootstrap root and
  * network clique: a lease on {@link HostBackendLoops#current()}, taken by the first user (and again when the
  * application names other loops) and given back when the last user is gone (jccl's own threads then stop, so none
- * outlives the communicators; an application's group is left running). Also where listeners bind (the rendezvous
- * bind rules, {@code jccl.rendezvous.bind}, loopback unless set), how long an accepted connection has to
- * authenticate, and how many were refused and why.
+ * outlives the communicators; an application's group is left running). Also how long an accepted connection has to
+ * authenticate, and how many were refused and why; listeners bind where {@link ListenAddresses} says.
  */
 final class HostNetwork {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Object LOCK = new Object();
     /** The lease new users get, and the loops it came from. */
     private static NetLoops.@Nullable Lease current;
@@ -109,39 +105,5 @@ final class HostNetwork {
         synchronized (LOCK) {
             return users;
         }
-    }
-
-    /** The local address listeners bind to, with port 0. */
-    static InetSocketAddress bindAddress() {
-        String bind = JcclSettings.RENDEZVOUS_BIND.value().trim();
-        try {
-            return new InetSocketAddress(InetAddress.getByName(bind), 0);
-        } catch (UnknownHostException e) {
-            throw new InvalidArgumentException(JcclSettings.RENDEZVOUS_BIND.property() + " = " + bind + " is not an address: " + e.getMessage());
-        }
-    }
-
-    /**
-     * The address other processes reach a listener bound at {@code bound} by: the bound address itself, or for a
-     * wildcard bind this host's first non-loopback IPv4 address (loopback when there is none).
-     */
-    static InetSocketAddress advertised(InetSocketAddress bound) {
-        InetAddress ip = bound.getAddress();
-        if (!ip.isAnyLocalAddress()) return bound;
-        return new InetSocketAddress(firstExternalAddress(), bound.getPort());
-    }
-
-    private static InetAddress firstExternalAddress() {
-        try {
-            for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!nif.isUp() || nif.isLoopback()) continue;
-                for (InetAddress a : Collections.list(nif.getInetAddresses())) {
-                    if (a instanceof Inet4Address && !a.isLinkLocalAddress()) return a;
-                }
-            }
-        } catch (SocketException e) {
-            // Fall through to loopback: a host without interfaces can still run ranks locally.
-        }
-        return InetAddress.getLoopbackAddress();
     }
 }

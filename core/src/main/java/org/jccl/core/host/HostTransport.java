@@ -25,9 +25,18 @@ interface HostTransport {
     /** Fails every operation of every rank, now and later, with {@code reason}. */
     void poison(String reason);
 
-    /** Releases what this rank holds of the transport (connections); the in-JVM clique holds nothing per rank. */
-    default void close(int rank) {
-    }
+    /**
+     * {@code rank} closed its communicator: it leaves the transport (across processes: its connections, after
+     * telling its peers). It takes part in nothing more, so a peer's wait for it fails at once instead of at its
+     * timeout (see {@link #hasLeft}).
+     */
+    void close(int rank);
+
+    /**
+     * Whether {@code rank} closed its communicator. It did so only once its own operations had completed, so what
+     * it sent before has arrived; whatever a peer still waits for from it never comes.
+     */
+    boolean hasLeft(int rank);
 
     /** The windows and signal counters of {@code rank}, one of this process's ranks. */
     HostWindows windowsOf(int rank);
@@ -41,6 +50,15 @@ interface HostTransport {
 
     /** Counts a signal from {@code from} on {@code peer}, after {@code from}'s earlier puts to it. */
     void signal(int from, int peer, int signal, int context);
+
+    /**
+     * What {@code rank}'s stream is blocked on in an operation of this transport now — the ranks a collective waits
+     * for, the peer a send or receive waits for — in words for a stall report or a timeout; null when it waits for
+     * none of them. Any thread; must not block.
+     */
+    default @org.jspecify.annotations.Nullable String waitingFor(int rank) {
+        return null;
+    }
 
     /** Why the clique was poisoned, or null. */
     @org.jspecify.annotations.Nullable String poisoned();

@@ -35,6 +35,12 @@ final class HostWindows {
     /** What this rank's waits consumed so far, per counter; touched by its stream thread only. */
     private final long[] consumed;
     private volatile @Nullable Thread waiter;
+    /** The wait the stream thread is blocked in, for {@link #waitingFor()}; null while it is not waiting. */
+    private volatile @Nullable BlockedWait blocked;
+
+    /** A wait for signals: which counter, how many arrived when it must go on, and how it was issued. */
+    private record BlockedWait(int peer, int signal, int context, int index, long target, boolean grouped) {
+    }
 
     /**
      * @param size  the ranks of the communicator
@@ -107,23 +113,60 @@ final class HostWindows {
         if (t != null) LockSupport.unpark(t);
     }
 
-    /** Blocks the calling stream thread until every descriptor's signals arrived, or the clique fails. */
-    void await(WaitDescriptor[] waits, HostTransport transport) {
+    /**
+     * Blocks the calling stream thread until every descriptor's signals arrived, or the clique fails, or the peer a
+     * signal must come from closed the communicator without sending it.
+     *
+     * @param grouped whether the wait was issued inside a group, for {@link #waitingFor()}: it then holds the group's
+     *                collectives, which run after it on this stream
+     */
+    void await(WaitDescriptor[] waits, HostTransport transport, boolean grouped) {
         waiter = Thread.currentThread();
         try {
             for (WaitDescriptor d : waits) {
                 int i = index(d.peer(), d.signalIndex(), d.context());
                 long target = consumed[i] + d.count();
-                for (Backoff.Waiter wait = backoff.startWoken(); arrived.get(i) < target; ) {
-                    String poison = transport.poisoned();
-                    if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode());
-                    wait.pause();
+                if (arrived.get(i) < target) {
+                    blocked = new BlockedWait(d.peer(), d.signalIndex(), d.context(), i, target, grouped);
+                    awaitCounter(i, target, d, transport);
+                    blocked = null;
                 }
                 consumed[i] = target;
             }
         } finally {
+            blocked = null;
             waiter = null;
         }
+    }
+
+    private void awaitCounter(int i, long target, WaitDescriptor d, HostTransport transport) {
+        for (Backoff.Waiter wait = backoff.startWoken(); arrived.get(i) < target; ) {
+            String poison = transport.poisoned();
+            if (poison != null) throw CliqueFailedException.poisoned(poison, transport.poisonCode());
+            // A peer counts its signals before it can close, so once it closed the counter is final.
+            if (transport.hasLeft(d.peer()) && arrived.get(i) < target) {
+                throw CliqueFailedException.departed(d.peer(), "a waitSignal still lacks " + (target - arrived.get(i))
+                        + " of signal " + d.signalIndex() + " (context " + d.context() + ") from it");
+            }
+            wait.pause();
+        }
+    }
+
+    /**
+     * The signal wait this rank's stream is blocked in, and what it still lacks; null when it waits for none. Read
+     * from any thread (the counter moves while it reports).
+     */
+    @Nullable String waitingFor() {
+        BlockedWait w = blocked;
+        if (w == null) return null;
+        long missing = Math.max(0, w.target - arrived.get(w.index));
+        String wait = "its stream waits in a waitSignal for " + missing + " more of signal " + w.signal + " (context "
+                + w.context + ") from rank " + w.peer;
+        if (!w.grouped) return wait + ", which has not sent it";
+        return wait + ". That wait was issued in a group, and a grouped wait holds the group's collectives until its"
+                + " signal arrives: if rank " + w.peer + " sends the signal only after its part of one of those"
+                + " collectives, neither side ever completes (NCCL deadlocks alike). Wait outside the group, or signal"
+                + " before the collective";
     }
 
     private int index(int from, int signal, int context) {

@@ -1,9 +1,12 @@
 package org.jccl.core.host;
 
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import org.jccl.core.OpKind;
 import org.jccl.core.error.Errors;
 import org.jccl.core.thread.Backoff;
@@ -25,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * receive copies the data and marks it consumed; a send completes when consumed.
  *
  * <p>Every wait is ended by the rank it waits for: the last rank at a barrier unparks the others, a send unparks its
- * receiver, a receive its sender, a poisoning everyone. A waiting rank makes its thread known before it checks what
+ * receiver, a receive its sender, a poisoning everyone, and a rank that closes its communicator everyone (whoever
+ * still waits for it then fails, since it takes part in nothing more). A waiting rank makes its thread known before it checks what
  * it waits for, so no wake-up is missed and a rank never depends on the length of its parks.
  */
 final class LocalClique implements HostTransport {
@@ -33,7 +37,7 @@ final class LocalClique implements HostTransport {
     private static final long CHUNK = Scratch.BLOCK;
     private final int size;
     private final HostOp[] slots;
-    private final Backoff waits;
+    private final Backoff backoff;
     private final RankBarrier barrier;
     /** The thread each rank last sent or received on, for its peers' wake-ups. */
     private final AtomicReferenceArray<Thread> threads;
@@ -43,6 +47,8 @@ final class LocalClique implements HostTransport {
     private volatile @Nullable String poisoned;
     /** Written before {@link #poisoned}, which readers check first. */
     private volatile int poisonCode = Errors.REMOTE_ERROR;
+    /** 1 for each rank that closed its communicator: it takes part in nothing more. */
+    private final AtomicIntegerArray left;
     // Per-rank argument arrays for the reduction kernel, so the data path allocates nothing.
     private final HostMemoryBlock[][] sources;
     private final int[][] sourceOffsets;
@@ -52,6 +58,11 @@ final class LocalClique implements HostTransport {
     private final int[][] biasOffsets;
     private final Reduction[][] reductions;
     private final HostWindows[] windows;
+    /**
+     * What each rank's stream waits in now, for {@link #waitingFor}: the {@link HostOp} of a collective or a receive,
+     * the {@link Parcel} of a send; null otherwise. Set and cleared around each wait without allocating.
+     */
+    private final AtomicReferenceArray<@Nullable Object> waits;
 
     LocalClique(int size) {
         this(size, Backoff.HOST_RANKS);
@@ -62,9 +73,10 @@ final class LocalClique implements HostTransport {
     LocalClique(int size, Backoff waits) {
         this.size = size;
         this.slots = new HostOp[size];
-        this.waits = waits;
+        this.backoff = waits;
         this.barrier = new RankBarrier(size, waits);
         this.threads = new AtomicReferenceArray<>(size);
+        this.left = new AtomicIntegerArray(size);
         this.mailboxes = new ConcurrentLinkedQueue[size * size];
         for (int i = 0; i < mailboxes.length; i++) mailboxes[i] = new ConcurrentLinkedQueue<>();
         this.sources = new HostMemoryBlock[size][size];
@@ -76,6 +88,22 @@ final class LocalClique implements HostTransport {
         this.reductions = new Reduction[size][size];
         this.windows = new HostWindows[size];
         for (int r = 0; r < size; r++) windows[r] = new HostWindows(size, waits);
+        this.waits = new AtomicReferenceArray<>(size);
+    }
+
+    @Override
+    public @Nullable String waitingFor(int rank) {
+        Object w = waits.get(rank);
+        if (w instanceof Parcel p) {
+            return p.consumed ? null : "its stream waits in a send to rank " + p.receiver + ", which has not issued the"
+                    + " matching recv";
+        }
+        if (!(w instanceof HostOp op)) return null;
+        if (op.kind == OpKind.RECV) {
+            return mailboxes[op.peer * size + rank].isEmpty() ? "its stream waits in a recv from rank " + op.peer
+                    + ", which has not issued the matching send" : null;
+        }
+        return absentees(rank, op);
     }
 
     /** A send waiting in a mailbox. */
@@ -84,13 +112,15 @@ final class LocalClique implements HostTransport {
         final int offset;
         final long bytes;
         final Thread sender;
+        final int receiver;
         volatile boolean consumed;
 
-        Parcel(HostMemoryBlock block, int offset, long bytes, Thread sender) {
+        Parcel(HostMemoryBlock block, int offset, long bytes, Thread sender, int receiver) {
             this.block = block;
             this.offset = offset;
             this.bytes = bytes;
             this.sender = sender;
+            this.receiver = receiver;
         }
     }
 
@@ -108,13 +138,48 @@ final class LocalClique implements HostTransport {
     public void put(int from, int peer, long window, long offset, HostMemoryBlock source, long sourceOffset, long bytes,
                     int signal, int context) {
         checkPoison();
+        if (hasLeft(peer)) throw CliqueFailedException.departed(peer, "a putSignal to it has no window to land in");
         windows[peer].land(window, offset, source, sourceOffset, bytes, from, signal, context);
     }
 
     @Override
     public void signal(int from, int peer, int signal, int context) {
         checkPoison();
+        if (hasLeft(peer)) throw CliqueFailedException.departed(peer, "a signal to it is never waited for");
         windows[peer].count(from, signal, context);
+    }
+
+    // ---- ranks that close
+
+    /**
+     * {@code rank} closed its communicator. It closes only once its work completed, so it is in no unfinished
+     * barrier and its sends were all received; every rank waiting for it now is woken and fails (see
+     * {@link #checkPeersStay}).
+     */
+    @Override
+    public void close(int rank) {
+        left.set(rank, 1);
+        for (int r = 0; r < size; r++) {
+            Thread t = threads.get(r);
+            if (t != null) LockSupport.unpark(t);
+            windows[r].wake();
+        }
+        barrier.wakeAll();
+    }
+
+    @Override
+    public boolean hasLeft(int rank) {
+        return left.get(rank) == 1;
+    }
+
+    /** A collective needs every rank: one that closed fails it at once rather than at the work's timeout. */
+    private void checkPeersStay(int rank, HostOp op) {
+        checkPoison();
+        for (int r = 0; r < size; r++) {
+            if (r != rank && hasLeft(r)) {
+                throw CliqueFailedException.departed(r, "rank " + rank + "'s " + op.kind.method() + " needs every rank");
+            }
+        }
     }
 
     // ---- failure
@@ -160,17 +225,36 @@ final class LocalClique implements HostTransport {
 
     // ---- barrier
 
-    private void barrier(int rank) {
-        barrier.await(rank, () -> nextChunk.set(0), this::checkPoison);
+    private void barrier(int rank, HostOp op) {
+        barrier.await(rank, () -> nextChunk.set(0), () -> checkPeersStay(rank, op));
     }
 
     // ---- collectives
 
     @Override
     public void collective(int rank, HostOp op) {
-        checkPoison();
+        checkPeersStay(rank, op);
         slots[rank] = op;
-        barrier(rank);
+        waits.set(rank, op);
+        try {
+            collectiveInPlace(rank, op);
+        } finally {
+            waits.set(rank, null);
+        }
+    }
+
+    /** The ranks {@code rank} waits for at a barrier of {@code op}, in words; null when it waits for none. */
+    private @Nullable String absentees(int rank, HostOp op) {
+        List<Integer> missing = barrier.absentees(rank);
+        if (missing.isEmpty()) return null;
+        return "its stream waits in " + op.kind.method() + " for " + (missing.size() == 1 ? "rank " : "ranks ")
+                + missing.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ", which "
+                + (missing.size() == 1 ? "has" : "have") + " not joined it (never issued it, or issued other operations"
+                + " before it)";
+    }
+
+    private void collectiveInPlace(int rank, HostOp op) {
+        barrier(rank, op);
         try {
             checkAgreement(op);
             runShare(rank, op);
@@ -180,7 +264,7 @@ final class LocalClique implements HostTransport {
             poison("rank " + rank + " failed in " + op + ": " + e);
             throw e;
         }
-        barrier(rank);
+        barrier(rank, op);
         slots[rank] = null; // every peer is done with it: do not keep its buffers reachable
     }
 
@@ -313,7 +397,7 @@ final class LocalClique implements HostTransport {
     public Object postSend(int rank, HostOp op) {
         checkPoison();
         threads.set(rank, Thread.currentThread());
-        Parcel p = new Parcel(op.send, op.sendOffset, op.count * op.type.size(), Thread.currentThread());
+        Parcel p = new Parcel(op.send, op.sendOffset, op.count * op.type.size(), Thread.currentThread(), op.peer);
         mailboxes[rank * size + op.peer].offer(p);
         Thread receiver = threads.get(op.peer);
         if (receiver != null) LockSupport.unpark(receiver);
@@ -323,9 +407,17 @@ final class LocalClique implements HostTransport {
     @Override
     public void awaitConsumed(int rank, Object posted) {
         Parcel p = (Parcel) posted;
-        for (Backoff.Waiter wait = waits.startWoken(); !p.consumed; ) {
-            checkPoison();
-            wait.pause();
+        waits.set(rank, p);
+        try {
+            for (Backoff.Waiter wait = backoff.startWoken(); !p.consumed; ) {
+                checkPoison();
+                if (hasLeft(p.receiver) && !p.consumed) {
+                    throw CliqueFailedException.departed(p.receiver, "rank " + rank + "'s send to it is never received");
+                }
+                wait.pause();
+            }
+        } finally {
+            waits.set(rank, null);
         }
     }
 
@@ -334,9 +426,19 @@ final class LocalClique implements HostTransport {
         threads.set(rank, Thread.currentThread());
         ConcurrentLinkedQueue<Parcel> box = mailboxes[op.peer * size + rank];
         Parcel p;
-        for (Backoff.Waiter wait = waits.startWoken(); (p = box.poll()) == null; ) {
-            checkPoison();
-            wait.pause();
+        waits.set(rank, op);
+        try {
+            for (Backoff.Waiter wait = backoff.startWoken(); (p = box.poll()) == null; ) {
+                checkPoison();
+                // Its sends completed before it closed, so none is still on its way: look once more, then give up.
+                if (hasLeft(op.peer) && (p = box.poll()) == null) {
+                    throw CliqueFailedException.departed(op.peer, "rank " + rank + "'s recv from it has no matching send");
+                }
+                if (p != null) break;
+                wait.pause();
+            }
+        } finally {
+            waits.set(rank, null);
         }
         long bytes = op.count * op.type.size();
         if (p.bytes != bytes) {

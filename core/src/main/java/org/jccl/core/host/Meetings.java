@@ -1,8 +1,10 @@
 package org.jccl.core.host;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -33,6 +35,17 @@ final class Meetings {
         Meeting(int participants) {
             this.participants = participants;
         }
+    }
+
+    /**
+     * The members of {@code 0..participants-1} that have not joined meeting {@code key} yet (all of them when nobody
+     * has), for reports on a meeting that takes long.
+     */
+    synchronized List<Integer> absentees(String key, int participants) {
+        Meeting m = meetings.get(key);
+        List<Integer> out = new ArrayList<>();
+        for (int r = 0; r < participants; r++) if (m == null || !m.contributions.containsKey(r)) out.add(r);
+        return out;
     }
 
     /** {@code member} closed its communicator; meetings waiting for it fail instead of waiting out the timeout. */

@@ -4,10 +4,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.DataType;
 import org.jccl.core.error.Errors;
@@ -39,7 +42,8 @@ final class NetworkClique implements HostTransport {
     private final AtomicInteger connected = new AtomicInteger();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final ConcurrentLinkedQueue<ByteBuf>[] inboxes;
-    private final boolean[] departed;
+    /** 1 for each peer that said GOODBYE (closed its communicator), set on the network thread after its last frame. */
+    private final AtomicIntegerArray departed;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable String poisoned;
     /** Written before {@link #poisoned}, which readers check first. */
@@ -49,6 +53,11 @@ final class NetworkClique implements HostTransport {
     private final NetworkKernels kernels;
     /** This rank's windows and the one-sided frames that reach them. */
     private final RmaLane rma;
+    /** The peers an {@link #exchange} on the launch thread still waits for (1 each), or null outside one. */
+    private volatile @Nullable AtomicIntegerArray exchanging;
+    /** The operation the stream thread runs now and the peer whose frame it waits for (-1: none), for {@link #waitingFor}. */
+    private volatile @Nullable HostOp running;
+    private volatile int awaitedPeer = -1;
     /** The last write queued to each peer by the stream thread (writes of one connection complete in order). */
     private final @Nullable ChannelFuture[] lastWrite;
 
@@ -58,7 +67,7 @@ final class NetworkClique implements HostTransport {
         this.rank = rank;
         this.token = token.clone();
         this.peers = new Channel[size];
-        this.departed = new boolean[size];
+        this.departed = new AtomicIntegerArray(size);
         this.inboxes = new ConcurrentLinkedQueue[size * Wire.LANES];
         for (int i = 0; i < inboxes.length; i++) inboxes[i] = new ConcurrentLinkedQueue<>();
         this.lastWrite = new ChannelFuture[size];
@@ -121,9 +130,16 @@ final class NetworkClique implements HostTransport {
         wake();
     }
 
+    /** {@code peer} closed its communicator: every frame it sent before was delivered already. */
     void peerLeft(int peer) {
-        departed[peer] = true;
+        departed.set(peer, 1);
+        rma.windows().wake(); // a stream waiting for its signals fails now
         wake();
+    }
+
+    @Override
+    public boolean hasLeft(int peer) {
+        return departed.get(peer) == 1;
     }
 
     /** Wakes the stream thread if it waits for data or for room to send. */
@@ -233,6 +249,7 @@ final class NetworkClique implements HostTransport {
     @Override
     public void collective(int rank, HostOp op) {
         checkPoison();
+        running = op;
         try {
             kernels.run(op);
         } catch (CliqueFailedException e) {
@@ -240,7 +257,19 @@ final class NetworkClique implements HostTransport {
         } catch (RuntimeException e) {
             poison("rank " + rank + " failed in " + op + ": " + e, Errors.INTERNAL_ERROR, true);
             throw e;
+        } finally {
+            running = null;
         }
+    }
+
+    /** The peer whose part the running operation waits for: a rank that has not issued it, or issued others first. */
+    @Override
+    public @Nullable String waitingFor(int rank) {
+        HostOp op = running;
+        int peer = awaitedPeer;
+        if (op == null || peer < 0) return null;
+        return "its stream waits in " + op.kind.method() + " for data from rank " + peer + ", which has not sent its part"
+                + " (never issued it, or issued other operations before it)";
     }
 
     @Override
@@ -264,8 +293,13 @@ final class NetworkClique implements HostTransport {
     public void receive(int rank, HostOp op) {
         checkPoison();
         long bytes = op.count * op.type.size();
-        receive(op.peer, Wire.LANE_P2P, 0, op.recv, op.recvOffset, bytes,
-                got -> "rank " + op.peer + " sends " + got + " bytes, rank " + rank + " receives " + bytes);
+        running = op;
+        try {
+            receive(op.peer, Wire.LANE_P2P, 0, op.recv, op.recvOffset, bytes,
+                    got -> "rank " + op.peer + " sends " + got + " bytes, rank " + rank + " receives " + bytes);
+        } finally {
+            running = null;
+        }
     }
 
     // ---- one-sided operations: the RMA lane
@@ -348,10 +382,15 @@ final class NetworkClique implements HostTransport {
             return null;
         }
         Channel ch = peers[peer];
+        if (hasLeft(peer)) {
+            frame.release();
+            throw CliqueFailedException.departed(peer, "rank " + rank + " has an operation that sends to it");
+        }
         for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); !ch.isWritable(); ) {
             if (poisoned != null || closed.get() || !ch.isActive()) {
                 frame.release();
                 checkPoison();
+                if (hasLeft(peer)) throw CliqueFailedException.departed(peer, "rank " + rank + " has an operation that sends to it");
                 throw CliqueFailedException.poisoned("the connection to rank " + peer + " closed", Errors.REMOTE_ERROR);
             }
             pause(wait);
@@ -370,11 +409,33 @@ final class NetworkClique implements HostTransport {
         for (int k = 1; k < size; k++) sendControl((rank + k) % size, mine);
         long[] all = new long[size];
         all[rank] = value;
-        for (int k = 1; k < size; k++) {
-            int j = (rank - k + size) % size;
-            all[j] = ByteBuffer.wrap(receiveControl(j, 8)).getLong();
+        AtomicIntegerArray awaited = new AtomicIntegerArray(size);
+        for (int j = 0; j < size; j++) if (j != rank) awaited.set(j, 1);
+        exchanging = awaited;
+        try {
+            for (int k = 1; k < size; k++) {
+                int j = (rank - k + size) % size;
+                all[j] = ByteBuffer.wrap(receiveControl(j, 8)).getLong();
+                awaited.set(j, 0);
+            }
+        } finally {
+            exchanging = null;
         }
         return all;
+    }
+
+    /**
+     * The peers whose value an {@link #exchange} in progress has neither taken nor found waiting in their control
+     * inbox: those that have not made the call. Empty when no exchange is in progress. Any thread.
+     */
+    List<Integer> exchangeAbsentees() {
+        AtomicIntegerArray awaited = exchanging;
+        List<Integer> out = new ArrayList<>();
+        if (awaited == null) return out;
+        for (int j = 0; j < size; j++) {
+            if (awaited.get(j) == 1 && inboxes[j * Wire.LANES + Wire.LANE_CONTROL].isEmpty()) out.add(j);
+        }
+        return out;
     }
 
     /** Waits until every frame this rank queued has been written, so the memory the frames refer to may change. */
@@ -437,12 +498,8 @@ final class NetworkClique implements HostTransport {
      */
     ByteBuf take(int peer, int lane, int desc, long total, int len, Mismatch mismatch) {
         ConcurrentLinkedQueue<ByteBuf> box = inboxes[peer * Wire.LANES + lane];
-        ByteBuf frame;
-        for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
-            checkPoison();
-            if (departed[peer]) throw CliqueFailedException.poisoned("rank " + peer + " left the communicator", Errors.REMOTE_ERROR);
-            pause(wait);
-        }
+        ByteBuf frame = box.poll();
+        if (frame == null) frame = awaitFrame(peer, box);
         if (frame.getInt(Wire.AT_DESC) != desc) {
             frame.release();
             throw disagreement("rank " + peer + " runs a different operation than rank " + rank);
@@ -453,6 +510,26 @@ final class NetworkClique implements HostTransport {
             throw disagreement(mismatch.describe(sent));
         }
         return frame;
+    }
+
+    /** Waits for the next frame from {@code peer} in {@code box}, known meanwhile as what the stream waits for. */
+    private ByteBuf awaitFrame(int peer, ConcurrentLinkedQueue<ByteBuf> box) {
+        awaitedPeer = peer;
+        try {
+            ByteBuf frame;
+            for (Backoff.Waiter wait = Backoff.HOST_PEERS.start(); (frame = box.poll()) == null; ) {
+                checkPoison();
+                // Its GOODBYE came after its last frame: look once more, then give up.
+                if (hasLeft(peer) && (frame = box.poll()) == null) {
+                    throw CliqueFailedException.departed(peer, "rank " + rank + " still waits for its part of an operation");
+                }
+                if (frame != null) break;
+                pause(wait);
+            }
+            return frame;
+        } finally {
+            awaitedPeer = -1;
+        }
     }
 
     /** Receives a whole message into {@code block} at {@code offset}. */

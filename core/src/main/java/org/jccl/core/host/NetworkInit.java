@@ -24,6 +24,7 @@ import org.jccl.core.config.JcclSettings;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.SystemErrorException;
+import org.jccl.core.net.ListenAddresses;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,8 +57,8 @@ final class NetworkInit {
                             Wire.frameUnauthenticated(ch.pipeline());
                             ch.pipeline().addLast(new HelloHandler(clique));
                         }
-                    }).bind(HostNetwork.bindAddress()).syncUninterruptibly().channel();
-            InetSocketAddress mine = HostNetwork.advertised((InetSocketAddress) listener.localAddress());
+                    }).bind(ListenAddresses.bindAddress()).syncUninterruptibly().channel();
+            InetSocketAddress mine = ListenAddresses.advertised((InetSocketAddress) listener.localAddress());
             CompletableFuture<InetSocketAddress[]> table = root != null ? root.provideLocal(rank, mine)
                     : askRoot(group, id, nranks, rank, mine, deadline);
             InetSocketAddress[] addresses = await(table, deadline, "the unique id's root at " + id.address());

@@ -1,6 +1,9 @@
 package org.jccl.core.host;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.thread.Backoff;
@@ -19,6 +22,8 @@ final class RankBarrier {
      */
     private final AtomicReferenceArray<Thread> arrivals;
     private final AtomicInteger arrived = new AtomicInteger();
+    /** For each rank, one more than the generation it last arrived in: who is missing from a generation. */
+    private final AtomicLongArray arrivedIn;
     private volatile long generation;
 
     /**
@@ -29,6 +34,7 @@ final class RankBarrier {
         this.size = size;
         this.backoff = backoff;
         this.arrivals = new AtomicReferenceArray<>(size);
+        this.arrivedIn = new AtomicLongArray(size);
     }
 
     /**
@@ -39,6 +45,7 @@ final class RankBarrier {
     void await(int rank, Runnable onRelease, Runnable check) {
         long g = generation;
         arrivals.set(rank, Thread.currentThread());
+        arrivedIn.set(rank, g + 1);
         if (arrived.incrementAndGet() == size) {
             arrived.set(0);
             onRelease.run();
@@ -53,6 +60,18 @@ final class RankBarrier {
             check.run();
             wait.pause();
         }
+    }
+
+    /**
+     * The ranks that have not arrived where {@code rank} waits, in rank order; empty when {@code rank} waits here for
+     * nobody (the generation it arrived in was released). Any thread: a report, which may be a moment old.
+     */
+    List<Integer> absentees(int rank) {
+        long g = arrivedIn.get(rank) - 1;
+        List<Integer> missing = new ArrayList<>();
+        if (g < 0 || generation != g) return missing;
+        for (int i = 0; i < size; i++) if (arrivedIn.get(i) != g + 1) missing.add(i);
+        return missing;
     }
 
     /** Unparks every rank that may wait here, so that each runs its check (the clique was poisoned). */

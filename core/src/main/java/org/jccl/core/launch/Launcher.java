@@ -21,6 +21,7 @@ import org.jccl.core.rendezvous.RendezvousOptions;
 import org.jccl.core.rendezvous.RendezvousServer;
 import org.jccl.core.rendezvous.StoreHost;
 import org.jspecify.annotations.Nullable;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * Starts the ranks of one job as JVMs, like torchrun: N on this host, or N on each of M nodes with one launcher per
@@ -53,6 +54,10 @@ import org.jspecify.annotations.Nullable;
  * ranks did).
  */
 public final class Launcher {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     /** Exit code for a command line the launcher cannot run. */
     public static final int USAGE_ERROR = 2;
     private static final int SECRET_BYTES = 32;

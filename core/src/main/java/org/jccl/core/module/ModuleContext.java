@@ -55,7 +55,10 @@ public interface ModuleContext {
     /**
      * Runs {@code task} on the launch thread after everything issued before it; the future carries its result, or
      * fails if the communicator is aborted or closed first. For collective set-up calls (registering a window,
-     * creating a device communicator).
+     * creating a device communicator). Like a work, a call not finished within the communicator's timeout (a peer
+     * that never makes the matching call) fails with a {@link org.jccl.core.error.WorkTimeoutException} saying what
+     * this rank waits for, and under {@link org.jccl.core.TimeoutPolicy#ABORT_COMMUNICATOR} the communicator is
+     * aborted, which ends the call's wait.
      */
     <T> CompletableFuture<T> call(String what, Supplier<T> task);
 

@@ -1,6 +1,8 @@
 package org.jccl.core.nccl;
 
+import org.bytedeco.javacpp.FunctionPointer;
 import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.annotation.Platform;
 
@@ -12,7 +14,7 @@ import org.bytedeco.javacpp.annotation.Platform;
  * Output values go into caller-supplied arrays, so the hot path (launch, record, poll) creates no Java objects.
  * The context argument is the value {@link #jn_open} returned.
  */
-@Platform(include = {"jccl_native.h", "jccl_kernels.h"}, link = "dl")
+@Platform(include = {"jccl_native.h", "jccl_kernels.h", "jccl_dlpack.h"}, link = "dl")
 final class NativeApi {
     static {
         Loader.load();
@@ -187,6 +189,14 @@ final class NativeApi {
 
     static native int jn_rt_stream_wait_event(long ctx, long stream, long event);
 
+    static native int jn_rt_capture_begin(long ctx, long stream, int mode);
+
+    static native int jn_rt_capture_end(long ctx, long stream, long[] exec);
+
+    static native int jn_rt_graph_launch(long ctx, long exec, long stream);
+
+    static native int jn_rt_graph_destroy(long ctx, long exec);
+
     static native int jn_rt_stream_synchronize(long ctx, long stream);
 
     static native int jn_rt_event_create(long ctx, long[] event, int flags);
@@ -271,4 +281,52 @@ final class NativeApi {
     static native int jk_rtc_code(long k, long program, int cubin, byte[] code);
 
     static native int jk_rtc_destroy(long k, long program);
+
+    // ---- DLPack (jccl_dlpack.h): no library needed, so these work on every backend
+
+    /** sizeof(DLTensor), sizeof(DLManagedTensor), offsets of shape, byte_offset, manager_ctx and deleter. */
+    static native int jn_dlpack_layout(long[] out, int n);
+
+    /** Reads a DLManagedTensor's scalar fields ({@code JN_DL_*} order) into {@code header}; -1 for address 0. */
+    static native int jn_dlpack_read(long managed, long[] header);
+
+    /** Copies {@code n} entries of shape and strides (0s where strides is NULL); -1 for address 0 or no shape. */
+    static native int jn_dlpack_dims(long managed, int n, long[] shape, long[] strides);
+
+    /** Calls the tensor's deleter. */
+    static native void jn_dlpack_delete(long managed);
+
+    /** A new compact DLManagedTensor (shape in the same allocation); 0 when out of memory. */
+    static native long jn_dlpack_new(long data, int deviceType, int deviceId, int code, int bits, int ndim, long[] shape,
+                                     long managerContext, DlpackDeleter deleter);
+
+    /** The manager_ctx of a tensor {@link #jn_dlpack_new} made. */
+    static native long jn_dlpack_context(long managed);
+
+    /** Frees a tensor {@link #jn_dlpack_new} made. */
+    static native void jn_dlpack_free(long managed);
+
+    /**
+     * The deleter of every DLManagedTensor jccl exports: a C function pointer whose call (by the consumer, on any of
+     * its threads) comes back here. One instance serves all tensors: the tensor says which export it ends.
+     */
+    static final class DlpackDeleter extends FunctionPointer {
+        static {
+            Loader.load();
+        }
+
+        private final DlpackNative.Ending ending;
+
+        DlpackDeleter(DlpackNative.Ending ending) {
+            this.ending = ending;
+            allocate();
+        }
+
+        private native void allocate();
+
+        /** {@code void deleter(DLManagedTensor* self)}. */
+        public void call(Pointer self) {
+            ending.ended(self.address());
+        }
+    }
 }

@@ -7,7 +7,6 @@ import org.jccl.core.BackendKind;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.LibraryUnavailableException;
-import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
 import org.jspecify.annotations.Nullable;
@@ -107,7 +106,7 @@ final class NativeLibrary {
     private JcclException missing(String what) {
         Feature feature = Feature.ofFunction(what);
         if (feature != null && !features.has(feature)) {
-            return new UnsupportedFeatureException(feature.function(), ncclPath, features.version(), feature.firstVersion());
+            return features.unsupported(feature.function(), feature.firstVersion());
         }
         return new LibraryUnavailableException(ncclPath + " lacks the function behind " + what);
     }

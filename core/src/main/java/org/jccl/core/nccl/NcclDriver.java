@@ -20,6 +20,7 @@ import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.Features;
+import org.jccl.core.spi.GraphCapture;
 import org.jccl.core.spi.KernelRuntime;
 import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
@@ -37,6 +38,7 @@ import org.jspecify.annotations.Nullable;
 public final class NcclDriver implements Driver {
     private final NativeLibrary lib;
     private final GpuRuntime runtime;
+    private final NcclGraphs graphs;
     private final ThreadLocal<GroupState> groups = ThreadLocal.withInitial(GroupState::new);
     private volatile @Nullable Boolean allDevicesHaveFp8;
     private volatile @Nullable NcclKernels kernels;
@@ -44,6 +46,7 @@ public final class NcclDriver implements Driver {
     private NcclDriver(NativeLibrary lib) {
         this.lib = lib;
         this.runtime = new GpuRuntime(lib);
+        this.graphs = new NcclGraphs(lib);
     }
 
     /** Opens the backend's libraries as the settings name them ({@code jccl.nccl.library}, {@code jccl.cuda.runtime}, ...). */
@@ -78,6 +81,14 @@ public final class NcclDriver implements Driver {
     }
 
     @Override
+    public String summary() {
+        int[] v = new int[1];
+        String runtime = NativeApi.jn_rt_version(lib.ctx, v) == 0 ? " " + v[0] : "";
+        return (lib.kind == BackendKind.RCCL ? "RCCL " : "NCCL ") + LibraryVersions.format(lib.version) + ", "
+                + (lib.kind == BackendKind.RCCL ? "HIP" : "CUDA") + " runtime" + runtime;
+    }
+
+    @Override
     public int version() {
         return lib.version;
     }
@@ -98,6 +109,20 @@ public final class NcclDriver implements Driver {
             }
             return kernels;
         }
+    }
+
+    /** CUDA or HIP graphs, where the runtime has every function they need. */
+    @Override
+    public GraphCapture graphs() {
+        for (String f : new String[] {"cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaGraphInstantiateWithFlags",
+                "cudaGraphLaunch", "cudaGraphExecDestroy", "cudaGraphDestroy"}) {
+            String name = lib.kind == BackendKind.RCCL ? f.replace("cuda", "hip") : f;
+            if (!lib.runtimeFunctions.contains(name)) {
+                throw new UnsupportedFeatureException(name + " (stream capture into graphs)", lib.runtimePath,
+                        String.valueOf(lib.version), null);
+            }
+        }
+        return graphs;
     }
 
     @Override

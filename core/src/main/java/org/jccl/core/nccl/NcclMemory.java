@@ -2,8 +2,6 @@ package org.jccl.core.nccl;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Pointer;
 import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryKind;
 import org.jspecify.annotations.Nullable;
@@ -21,13 +19,7 @@ final class NcclMemory extends MemoryBlock {
 
     /** A byte buffer over native memory the CPU may touch (pinned host memory). */
     static ByteBuffer view(long hostAddress, long size) {
-        // (The parameter is not named "address": inside the subclass that name is Pointer's own field.)
-        Pointer at = new Pointer() {
-            {
-                this.address = hostAddress;
-            }
-        };
-        return new BytePointer(at).capacity(size).limit(size).asByteBuffer().order(ByteOrder.nativeOrder());
+        return NativeMemory.view(hostAddress, size);
     }
 
     @Override

@@ -16,6 +16,10 @@ import org.jspecify.annotations.Nullable;
  * down when the last lease is given back, so idle jccl code holds no thread. Thread-safe.
  */
 final class OwnedLoops implements NetLoops {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     /** Shutdown of an idle group: no quiet period (nobody uses it), a short bound on tasks that were still queued. */
     private static final long SHUTDOWN_TIMEOUT_MS = 2_000;
 

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import org.jccl.core.UniqueId;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * One rank's membership of a job: its {@link RendezvousClient}, and the server too when this rank hosts it
@@ -25,6 +26,10 @@ import org.jspecify.annotations.Nullable;
  * It is backend-agnostic: the caller passes how a unique id is made.
  */
 public final class Rendezvous implements AutoCloseable {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Duration HOST_POLL = Duration.ofMillis(20);
 
     private final RendezvousClient client;

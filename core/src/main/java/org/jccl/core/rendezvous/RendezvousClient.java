@@ -29,6 +29,7 @@ import org.jccl.core.UniqueId;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.net.NetLoops;
 import org.jspecify.annotations.Nullable;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * A connection to a {@link RendezvousServer}, authenticated as one rank (or as {@link RendezvousOptions#NO_RANK}).
@@ -46,6 +47,10 @@ import org.jspecify.annotations.Nullable;
  * {@link UniqueId}s); a frame, and so a key plus its value, must fit in {@link RendezvousOptions#maxFrameBytes()}.
  */
 public final class RendezvousClient implements AutoCloseable {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     /** How long a waiting operation's answer may lag behind its server-side deadline before the client gives up. */
     private static final Duration ANSWER_GRACE = Duration.ofSeconds(5);
     private static final Duration RETRY_DELAY = Duration.ofMillis(200);

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.net.NetLoops;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jccl.core.net.NettyDefaults;
 
 /**
  * The rendezvous server: an authenticated in-memory key-value store with waits, counters, compare-and-set and
@@ -40,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} is idempotent.
  */
 public final class RendezvousServer implements AutoCloseable {
+    static {
+        NettyDefaults.apply(); // before this class can start Netty: no Unsafe warning on JDK 24+
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(RendezvousServer.class);
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(5);
 

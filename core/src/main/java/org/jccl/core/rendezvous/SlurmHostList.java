@@ -9,6 +9,10 @@ import org.jccl.core.error.InvalidArgumentException;
  * zero or more bracketed sets of numbers and ranges, e.g. {@code gpu[01-03,07],login1} is gpu01, gpu02, gpu03, gpu07
  * and login1; {@code rack[1-2]-n[1-2]} is rack1-n1, rack1-n2, rack2-n1, rack2-n2. A range keeps the zero padding of
  * its first number ({@code [08-10]} is 08, 09, 10). Hosts come in Slurm's order (the first is the job's first node).
+ *
+ * <p>The whole list is read and its hosts counted before any host name is made, so a short list that names more
+ * than {@value #MAX_HOSTS} hosts (e.g. forty brackets of a million numbers each) is refused at once, costing memory in
+ * proportion to its length only.
  */
 public final class SlurmHostList {
     /** More hosts than any cluster has: a longer list is a mistake, not a job (and would exhaust the heap). */
@@ -21,11 +25,19 @@ public final class SlurmHostList {
      * Every host of the list, in order.
      *
      * @throws InvalidArgumentException if the list is empty or malformed (unbalanced brackets, a range that runs
-     *                                  backwards, something other than digits inside brackets)
+     *                                  backwards, something other than digits inside brackets), or if it names more
+     *                                  than {@value #MAX_HOSTS} hosts in all
      */
     public static List<String> expand(String list) {
-        List<String> hosts = new ArrayList<>();
-        for (String entry : entries(list)) expandEntry(list, entry, 0, "", hosts);
+        List<HostPattern> patterns = new ArrayList<>();
+        for (String entry : entries(list)) patterns.add(HostPattern.parse(list, entry));
+        long total = 0;
+        for (HostPattern pattern : patterns) {
+            total += pattern.hostCount(MAX_HOSTS - total);
+            if (total > MAX_HOSTS) throw malformed(list, "it names more than " + MAX_HOSTS + " hosts");
+        }
+        List<String> hosts = new ArrayList<>((int) total);
+        for (HostPattern pattern : patterns) pattern.expandInto(hosts);
         return List.copyOf(hosts);
     }
 
@@ -64,54 +76,7 @@ public final class SlurmHostList {
         return e;
     }
 
-    /** Appends every host of {@code entry} from {@code at} on, each prefixed with {@code prefix}. */
-    private static void expandEntry(String list, String entry, int at, String prefix, List<String> out) {
-        int open = entry.indexOf('[', at);
-        if (open < 0) {
-            if (out.size() >= MAX_HOSTS) throw malformed(list, "it names more than " + MAX_HOSTS + " hosts");
-            out.add(prefix + entry.substring(at));
-            return;
-        }
-        int close = closing(list, entry, open);
-        String head = prefix + entry.substring(at, open);
-        for (String n : numbers(list, entry.substring(open + 1, close))) {
-            expandEntry(list, entry, close + 1, head + n, out);
-        }
-    }
-
-    private static int closing(String list, String entry, int open) {
-        int close = entry.indexOf(']', open);
-        if (close < 0) throw malformed(list, "a '[' is never closed");
-        return close;
-    }
-
-    /** The numbers of one bracket's content, e.g. {@code 01-03,07}, as text with the padding kept. */
-    private static List<String> numbers(String list, String set) {
-        List<String> out = new ArrayList<>();
-        for (String part : set.split(",", -1)) {
-            int dash = part.indexOf('-');
-            String lo = (dash < 0 ? part : part.substring(0, dash)).trim();
-            String hi = (dash < 0 ? part : part.substring(dash + 1)).trim();
-            if (!digits(lo) || !digits(hi)) throw malformed(list, "'[" + set + "]' must hold numbers and ranges");
-            long from = Long.parseLong(lo);
-            long to = Long.parseLong(hi);
-            if (to < from) throw malformed(list, "the range " + part + " runs backwards");
-            if (to - from >= MAX_HOSTS - out.size()) throw malformed(list, "it names more than " + MAX_HOSTS + " hosts");
-            for (long n = from; n <= to; n++) out.add(pad(n, lo.length()));
-        }
-        return out;
-    }
-
-    private static boolean digits(String s) {
-        return !s.isEmpty() && s.length() <= 18 && s.chars().allMatch(c -> c >= '0' && c <= '9');
-    }
-
-    private static String pad(long n, int width) {
-        String s = Long.toString(n);
-        return s.length() >= width ? s : "0".repeat(width - s.length()) + s;
-    }
-
-    private static InvalidArgumentException malformed(String list, String why) {
+    static InvalidArgumentException malformed(String list, String why) {
         return new InvalidArgumentException("cannot read the Slurm host list '" + list + "': " + why);
     }
 }

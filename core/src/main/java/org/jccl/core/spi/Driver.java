@@ -22,6 +22,14 @@ public interface Driver {
     /** The loaded library and runtime, e.g. {@code "NCCL 2.28.9 (/path/libnccl.so.2), CUDA runtime 13000"}. */
     String describe();
 
+    /**
+     * The loaded libraries in a few words for the start-up line, e.g. {@code NCCL 2.28.9, CUDA runtime 13000}: no
+     * paths ({@link #describe()} has them).
+     */
+    default String summary() {
+        return describe();
+    }
+
     /** The collective library's version code ({@code NCCL_VERSION_CODE} form: 22809 for 2.28.9). */
     int version();
 
@@ -38,6 +46,24 @@ public interface Driver {
     void setDevice(int device);
 
     MemoryBlock allocate(int device, long bytes, MemoryKind kind);
+
+    /**
+     * Memory another library allocated, wrapped without copying: {@code bytes} at {@code address} on {@code device}
+     * (checked by the caller). The block frees nothing; its last release tells {@code owner}. GPU drivers take a device
+     * pointer as it is; the host driver reads and writes host memory at that address.
+     */
+    default MemoryBlock wrap(int device, long address, long bytes, ForeignOwner owner) {
+        return new ForeignMemoryBlock(address, bytes, device, owner);
+    }
+
+    /**
+     * The address native code outside jccl sees for {@code offset} bytes into {@code block} (a DLPack export's data
+     * pointer): the block's own address on GPU backends. The host backend's own memory has synthetic addresses, so its
+     * driver answers the real one.
+     */
+    default long nativeAddress(MemoryBlock block, long offset) {
+        return block.address() + offset;
+    }
 
     /** Synchronous copy of {@code src}'s remaining bytes into a block; the caller owns {@code src}'s position. */
     void write(MemoryBlock dst, long offset, ByteBuffer src);
@@ -141,6 +167,16 @@ public interface Driver {
     }
 
     /**
+     * Stream capture into graphs (CUDA or HIP graphs), for steps captured once and replayed.
+     *
+     * @throws UnsupportedFeatureException where the backend or its runtime cannot capture (the host backend: steps
+     *                                     re-issue their operations there)
+     */
+    default GraphCapture graphs() {
+        throw features().unsupported("stream capture into graphs", null);
+    }
+
+    /**
      * The backend's kernels: loading images, launching kernels on streams, compiling source at run time. Opened on
      * first use.
      *
@@ -148,7 +184,6 @@ public interface Driver {
      *                                     API cannot be loaded
      */
     default KernelRuntime kernels() {
-        throw new UnsupportedFeatureException("kernels launched from Java", describe(),
-                String.valueOf(version()), null);
+        throw features().unsupported("kernels launched from Java", null);
     }
 }

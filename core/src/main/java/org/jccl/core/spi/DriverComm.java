@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A backend's communicator ({@code ncclComm_t} or a host rank). Every method is called from the owning
- * communicator's launch thread, except {@link #asyncError()} (event thread) and {@link #abort()} (an abort thread),
- * which the libraries allow from any thread.
+ * communicator's launch thread, except {@link #asyncError()} (event thread), {@link #abort()} (an abort thread) and
+ * {@link #waitingFor()} (whichever thread reports a timeout), which may be called from any thread.
  */
 public interface DriverComm {
     int rank();
@@ -24,6 +24,16 @@ public interface DriverComm {
      * operation is still under way. Cheap; polled by the event thread.
      */
     int asyncError();
+
+    /**
+     * What this rank's unfinished work is blocked on, where the driver can tell — e.g. a signal wait and the signals
+     * it still lacks, a collective set-up call and the ranks that have not made it — in words for the timeout error
+     * and its log line; null where it cannot tell (the engine then names the usual cause, ranks issuing different
+     * operations). Must not block; called from any thread.
+     */
+    default @Nullable String waitingFor() {
+        return null;
+    }
 
     /**
      * Whether {@link #asyncError()} may be called while this communicator's launch thread is inside another call of

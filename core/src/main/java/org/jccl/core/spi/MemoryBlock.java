@@ -46,6 +46,15 @@ public abstract class MemoryBlock {
      */
     public abstract @Nullable ByteBuffer hostView();
 
+    /**
+     * Why the memory can no longer be used although jccl still holds references to it — its owner freed it behind
+     * jccl's back, which only {@link MemoryKind#FOREIGN} memory can suffer and only some owners let jccl notice — or
+     * null while it is usable. Checked before an operation that uses it is enqueued; cheap; any thread.
+     */
+    public @Nullable String whyUnusable() {
+        return null;
+    }
+
     /** Frees the memory; called once, when the last reference is released. */
     protected abstract void free();
 
@@ -71,5 +80,12 @@ public abstract class MemoryBlock {
     /** Whether the memory has been freed. */
     public final boolean isFreed() {
         return references.get() <= 0;
+    }
+
+    /** e.g. {@code MemoryBlock[65536 bytes at 0x7f3a00000000, device 0, foreign]}. */
+    @Override
+    public String toString() {
+        return "MemoryBlock[" + size + " bytes at 0x" + Long.toHexString(address) + ", device " + device + ", "
+                + kind.name().toLowerCase(java.util.Locale.ROOT) + (isFreed() ? ", freed" : "") + "]";
     }
 }

@@ -7,5 +7,10 @@ public enum MemoryKind {
     /** Page-locked host memory ({@code cudaHostAlloc}), usable by asynchronous copies. */
     PINNED_HOST,
     /** Memory from {@code ncclMemAlloc}: registration-friendly, needed by windows and NVLS. */
-    COMMUNICATION
+    COMMUNICATION,
+    /**
+     * Memory another library allocated and jccl wraps without copying ({@code Backend.wrap}, DLPack): device memory on
+     * GPU backends, host memory on the host backend. jccl never frees it; its owner is told when the last use ended.
+     */
+    FOREIGN
 }

@@ -2,6 +2,7 @@ package org.jccl.core.bench;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import jdk.jfr.Recording;
 import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
@@ -9,12 +10,15 @@ import org.jccl.core.DataType;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.TestAccess;
 import org.jccl.core.Work;
+import org.jccl.core.jfr.JfrSettings;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -26,6 +30,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * launch thread, the event recorded and tracked, the event thread seeing it and completing the {@link Work}, and the
  * caller seeing that. On a GPU the same path runs around the library's enqueue and the GPU's own time.
  * {@link #afterPause} times the same round trip once the engine's threads have gone to sleep: what waking them costs.
+ * Each runs without a JFR recording and with jccl's ({@link #jfr}): what a disabled and an enabled event cost.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -33,14 +38,28 @@ import org.openjdk.jmh.annotations.TearDown;
 public class IssuePathBenchmark {
     /** Operations in flight in {@link #pipelined}, as Bench's pipeline mode keeps by default. */
     static final int IN_FLIGHT = 64;
+    private static final long RECORDING_BYTES = 64L << 20;
+
+    /**
+     * {@code off}: no recording (jccl's JFR events disabled, as in a service that records nothing); {@code jccl}: a
+     * recording with {@code jccl.jfc}, so that every operation is an event.
+     */
+    @Param({"off", "jccl"})
+    public String jfr;
 
     private Backend backend;
     private Communicator comm;
     private Buffer buffer;
+    private @Nullable Recording recording;
     private final Work[] window = new Work[IN_FLIGHT];
 
     @Setup(Level.Trial)
     public void open() {
+        if (jfr.equals("jccl")) {
+            recording = new Recording(JfrSettings.configuration());
+            recording.setMaxSize(RECORDING_BYTES); // disk chunks, oldest dropped: a trial writes millions of events
+            recording.start();
+        }
         backend = TestAccess.backend(new InstantDriver());
         comm = backend.initAll(1).join().get(0);
         buffer = backend.allocate(-1, 8);
@@ -50,6 +69,7 @@ public class IssuePathBenchmark {
     public void close() {
         comm.close();
         buffer.close();
+        if (recording != null) recording.close();
     }
 
     /** Issue to completion seen by the caller, one operation at a time; the caller spins as Bench's latency mode. */

@@ -17,7 +17,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Runs {@link IssuePathBenchmark} so that every build exercises it: briefly by default, a smoke check that it runs
  * and completes every operation (never a timed assertion); with {@code -Djccl.bench=full} long enough for figures:
  * {@code mvn -B -q -pl core -am test -Dtest=IssuePathBenchmarkTest -Dsurefire.failIfNoSpecifiedTests=false
- * -Djccl.bench=full} (with the bytes allocated per operation), results in {@code core/target/surefire-reports/org.jccl.core.bench.IssuePathBenchmarkTest-output.txt}.
+ * -Djccl.bench=full} (with the bytes allocated per operation, each benchmark without a JFR recording and with jccl's;
+ * {@code -Djccl.bench.jfr=off} or {@code =jccl} runs one), results in {@code core/target/surefire-reports/org.jccl.core.bench.IssuePathBenchmarkTest-output.txt}.
  */
 class IssuePathBenchmarkTest {
     @Test
@@ -25,8 +26,11 @@ class IssuePathBenchmarkTest {
         boolean full = "full".equals(System.getProperty("jccl.bench"));
         OptionsBuilder builder = new OptionsBuilder();
         if (full) builder.addProfiler(GCProfiler.class); // bytes allocated per operation: what feeds the collector
+        // A brief run skips the recording (FlightRecorderEventsTest checks the events); -Djccl.bench.jfr picks.
+        String jfr = System.getProperty("jccl.bench.jfr", full ? "off,jccl" : "off");
         Options options = builder
                 .include(IssuePathBenchmark.class.getName())
+                .param("jfr", jfr.split(","))
                 .forks(0) // in this JVM: surefire's class path is a manifest jar a forked JVM would not read
                 .threads(1)
                 .warmupIterations(full ? 5 : 1)
@@ -36,7 +40,7 @@ class IssuePathBenchmarkTest {
                 .timeUnit(TimeUnit.MICROSECONDS)
                 .build();
         Collection<RunResult> results = new Runner(options).run();
-        assertEquals(3, results.size(), "roundTrip, afterPause and pipelined ran");
+        assertEquals(3 * jfr.split(",").length, results.size(), "roundTrip, afterPause and pipelined ran with each recording");
         for (RunResult r : results) {
             double score = r.getPrimaryResult().getScore();
             assertTrue(Double.isFinite(score) && score > 0, r.getParams().getBenchmark() + " measured " + score);

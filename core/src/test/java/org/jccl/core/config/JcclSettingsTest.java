@@ -63,13 +63,38 @@ class JcclSettingsTest {
             }
         }
         String out = captured.toString(StandardCharsets.UTF_8);
-        String line = out.lines().filter(l -> l.contains("jccl: backend test")).findFirst().orElse("");
+        String line = out.lines().filter(l -> l.contains("backend test")).findFirst().orElse("");
         assertTrue(line.contains(" (settings changed: "), out);
         assertTrue(line.contains("jccl.timeout=30s"), line);
         assertTrue(line.contains("jccl.rendezvous.secret=<set>"), line);
         assertFalse(line.contains(JcclSettings.BACKEND.property() + "="), "set to its default is no change: " + line);
         assertFalse(out.contains(secret), "the secret itself is never logged: " + out);
         assertFalse(out.contains("again"), "logged once per process: " + out);
+    }
+
+    @Test
+    void changedSettingsThatDoNotFitTheStartUpLineAreCountedInstead() throws Exception {
+        String saved = System.getProperty(JcclSettings.KERNEL_CACHE.property());
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        AtomicBoolean logged = loggedFlag();
+        boolean wasLogged = logged.get();
+        String line = "jccl 9.9: backend host (auto), pure Java, 64 CPU cores";
+        try {
+            System.setProperty(JcclSettings.KERNEL_CACHE.property(), "/a/rather/long/path/to/a/kernel/cache/folder/of/this/machine");
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            logged.set(false);
+            JcclSettings.logOnce(line);
+        } finally {
+            System.setErr(err);
+            logged.set(wasLogged || logged.get());
+            if (saved == null) System.clearProperty(JcclSettings.KERNEL_CACHE.property());
+            else System.setProperty(JcclSettings.KERNEL_CACHE.property(), saved);
+        }
+        String message = captured.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains(line)).findFirst().orElse("");
+        message = message.substring(message.indexOf(line));
+        assertTrue(message.length() <= 120, message.length() + " characters: " + message);
+        assertTrue(message.contains("1 setting changed; DEBUG lists them"), message);
     }
 
     /**

@@ -24,6 +24,8 @@ import org.jccl.core.rendezvous.Rendezvous;
  *   <li>{@code ops}: every operation, checked byte for byte against the in-JVM backend run in this process.</li>
  *   <li>{@code pipeline}: all-reduces with several in flight until one fails (a peer was killed); reports how
  *       the failure looked and whether everything was released, then exits 0.</li>
+ *   <li>{@code closedPeer}: rank 0 closes its communicator; once it has, every other rank issues an all-reduce and
+ *       reports how it failed (the work timeout is 10 minutes: only a failure told at once ends it in time).</li>
  * </ul>
  */
 public final class CrossProcessRankMain {
@@ -43,6 +45,7 @@ public final class CrossProcessRankMain {
             switch (mode) {
                 case "ops" -> ops(host, comm, n);
                 case "pipeline" -> pipeline(host, comm);
+                case "closedPeer" -> closedPeer(host, comm, rdzv);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             }
         }
@@ -75,6 +78,24 @@ public final class CrossProcessRankMain {
             for (int r = rank % 2; r < comm.size(); r += 2) expected += r + 1;
             if (got.getFloat(0) != expected) throw new AssertionError("split all-reduce gave " + got.getFloat(0) + ", not " + expected);
             System.out.println("split: rank " + part.rank() + " of " + part.size() + " in part " + rank % 2 + ", sum " + expected);
+        }
+    }
+
+    private static void closedPeer(Backend host, Communicator comm, Rendezvous rdzv) throws Exception {
+        if (comm.rank() == 0) {
+            comm.close();
+            rdzv.barrierNow("rank 0 closed");
+            return;
+        }
+        rdzv.barrierNow("rank 0 closed");
+        try (Buffer b = host.allocate(0, 16)) {
+            comm.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM).get(60, TimeUnit.SECONDS);
+            System.out.println("allReduce after rank 0 closed: completed");
+        } catch (ExecutionException e) {
+            System.out.println("allReduce after rank 0 closed: " + e.getCause().getClass().getSimpleName() + ": "
+                    + e.getCause().getMessage());
+        } finally {
+            comm.close();
         }
     }
 

@@ -28,6 +28,7 @@ import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
 import org.jccl.core.Event;
 import org.jccl.core.Group;
+import org.jccl.core.Modules;
 import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.Registration;
@@ -40,6 +41,8 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
 import org.jccl.core.error.RemoteErrorException;
 import org.jccl.core.error.SystemErrorException;
+import org.jccl.core.error.UnsupportedFeatureException;
+import org.jccl.core.spi.DeviceCommSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +65,22 @@ class HostBackendTest {
     void closeAll() throws Exception {
         // Buffers after communicators: close in reverse order of opening.
         for (int i = opened.size() - 1; i >= 0; i--) opened.get(i).close();
+    }
+
+    /** The host backend loads no library: what it lacks is refused naming it, with no NCCL version to upgrade to. */
+    @Test
+    void whatTheHostBackendLacksIsRefusedNamingTheBackendAndNoLibraryVersion() throws Exception {
+        Communicator comm = ranks(1).get(0);
+        List<UnsupportedFeatureException> refusals = List.of(
+                assertThrows(UnsupportedFeatureException.class, comm::suspend),
+                assertThrows(UnsupportedFeatureException.class, () -> host().kernels()),
+                assertThrows(UnsupportedFeatureException.class,
+                        () -> Modules.context(comm).capability(DeviceCommSupport.class)));
+        for (UnsupportedFeatureException e : refusals) {
+            assertTrue(e.getMessage().contains("not implemented by the host backend (pure Java)"), e.getMessage());
+            assertFalse(e.getMessage().matches(".*(version|NCCL \\d|2\\.\\d+\\.\\d).*"), e.getMessage());
+        }
+        assertEquals("ncclCommSuspend", refusals.get(0).function());
     }
 
     @Test

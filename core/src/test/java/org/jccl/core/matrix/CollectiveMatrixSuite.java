@@ -56,7 +56,14 @@ public abstract class CollectiveMatrixSuite {
         return true;
     }
 
-    /** A reduction variant of the matrix. */
+    /**
+     * The rank whose contribution the reference folds first into {@code outputRank}'s block of a reduce-scatter (then
+     * the next ranks in turn): rank 0 here, as the host backend adds; a ring starts after the output rank.
+     */
+    protected int reduceScatterFirstRank(int n, int outputRank, DataType type) {
+        return 0;
+    }
+
     /** Whether the backend's library runs reduction {@code kind} on {@code type} with {@code n} ranks. */
     protected boolean libraryAccepts(int n, DataType type, Reference.Kind kind) {
         return true;
@@ -344,7 +351,8 @@ public abstract class CollectiveMatrixSuite {
                 case REDUCE_SCATTER -> {
                     ByteBuffer block = Reference.allocate(type, COUNT);
                     for (int r = 0; r < n; r++) {
-                        for (int i = 0; i < COUNT; i++) Reference.reduce(type, rk, scalars, sends, r * COUNT + i, block, i);
+                        int first = reduceScatterFirstRank(n, r, type);
+                        for (int i = 0; i < COUNT; i++) Reference.reduce(type, rk, scalars, sends, r * COUNT + i, block, i, first);
                         expected[r].put(inPlace ? r * COUNT * size : 0, block, 0, COUNT * size);
                     }
                 }

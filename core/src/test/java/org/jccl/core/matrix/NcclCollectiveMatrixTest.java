@@ -65,6 +65,18 @@ class NcclCollectiveMatrixTest extends CollectiveMatrixSuite {
     }
 
     /**
+     * NCCL's ring reduce-scatter adds the ranks' contributions to block r starting after r: r + 1, …, r. With fp8 each
+     * step rounds, so the order shows. Measured on 4 × H200 (NCCL 2.28.9, Fp8SumOrderProbe, 2026-11-26): for every output
+     * rank, NCCL's result equals the fp8 sum in that ring order in all 4096 elements and differs from every other order
+     * (rank order 0..3 in 1023 of 4096 for rank 0), and PreMulSum with host scalars equals a plain sum of inputs
+     * multiplied and rounded on the host bit for bit, so jccl passes the scalar and the data as NCCL expects.
+     */
+    @Override
+    protected int reduceScatterFirstRank(int n, int outputRank, DataType type) {
+        return (outputRank + 1) % n;
+    }
+
+    /**
      * NCCL 2.28.9 returns ncclInvalidArgument for fp8 avg and PreMulSum on one rank: jccl refuses them before anything
      * is enqueued.
      */

@@ -85,14 +85,25 @@ public final class Reference {
      * @param scalars each rank's PreMulSum scalar (ignored for other kinds)
      */
     public static void reduce(DataType t, Kind kind, double[] scalars, ByteBuffer[] inputs, int i, ByteBuffer out, int outIndex) {
+        reduce(t, kind, scalars, inputs, i, out, outIndex, 0);
+    }
+
+    /**
+     * As {@link #reduce(DataType, Kind, double[], ByteBuffer[], int, ByteBuffer, int)}, folding floating values in the
+     * order {@code first, first + 1, …, first - 1} (ranks modulo n) instead of from rank 0: how a ring adds them. Rounding
+     * each step makes fp8 results depend on that order.
+     */
+    public static void reduce(DataType t, Kind kind, double[] scalars, ByteBuffer[] inputs, int i, ByteBuffer out, int outIndex,
+                              int first) {
         int n = inputs.length;
         if (t.isFloatingPoint()) {
             double acc = 0;
-            for (int r = 0; r < n; r++) {
+            for (int k = 0; k < n; k++) {
+                int r = (first + k) % n;
                 double x = floatAt(t, inputs[r], i);
                 if (kind == Kind.AVG) x = round(t, x * round(t, 1.0 / n));
                 if (kind == Kind.PREMUL_SUM) x = round(t, x * round(t, scalars[r]));
-                if (r == 0) {
+                if (k == 0) {
                     acc = x;
                     continue;
                 }

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.Map;
 import org.jccl.core.error.InvalidArgumentException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +34,36 @@ class SlurmHostListTest {
     void listsOfMoreHostsThanAnyClusterAreRefusedWithoutExpandingThem(String list) {
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SlurmHostList.first(list));
         assertTrue(e.getMessage().contains("more than " + SlurmHostList.MAX_HOSTS + " hosts"), e.getMessage());
+    }
+
+    /**
+     * Forty brackets of a million numbers each, 401 characters: each bracket is within the limit, their product is
+     * 10^240 hosts. Expanding bracket by bracket made a million names per bracket before the host cap was checked
+     * (gigabytes, or the heap exhausted); reading the list and counting first costs memory in proportion to its
+     * length. The thread's allocation counter shows which happened, whatever the heap and the machine's speed.
+     */
+    @Test
+    void aShortListOfManyLargeBracketsIsRefusedBeforeAnyHostIsMade() {
+        String list = "n" + "[0-999999]".repeat(40);
+        assertEquals(401, list.length());
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SlurmHostList.expand(list));
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(e.getMessage().contains("more than " + SlurmHostList.MAX_HOSTS + " hosts"), e.getMessage());
+        assertTrue(allocated < 1 << 20, "refusing the list allocated " + allocated + " bytes");
+        InvalidArgumentException fromEnvironment = assertThrows(InvalidArgumentException.class,
+                () -> JobEnvironment.detect(Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "2", "SLURM_JOB_NODELIST", list)));
+        assertTrue(fromEnvironment.getMessage().contains("more than " + SlurmHostList.MAX_HOSTS + " hosts"),
+                fromEnvironment.getMessage());
+    }
+
+    @Test
+    void theCapCountsTheHostsOfEveryEntryTogether() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> SlurmHostList.first("a[0-999999],b[0-999999]"));
+        assertTrue(e.getMessage().contains("more than " + SlurmHostList.MAX_HOSTS + " hosts"), e.getMessage());
+        assertEquals(List.of("a0", "a1", "b07", "b08", "c"), SlurmHostList.expand("a[0-1],b[07-08],c"));
     }
 
     @ParameterizedTest

@@ -60,3 +60,29 @@ extern "C" __global__ void jccl_lsa_wait_signal(ncclWindow_t win, size_t slotOff
     while (signal.load(cuda::memory_order_acquire) < expected) __nanosleep(64);
   }
 }
+
+// KV-cache transfer over LSA: copies one layer of a request from this rank's paged pool into the peer's, straight to
+// its scattered destination blocks. items holds (source offset, destination offset, bytes) per item, relative to a
+// tensor's start in each pool; an item is contiguous on both sides (a block, a run of tokens, a token's share of the
+// heads) and at most a few KiB, so one CTA moves one item at a time with 16-byte vectors. Item i of tensor t is work
+// i + t * count; CTAs take works in turn. The last system-wide fence makes the stores visible to the peer's GPU before
+// the stream moves on (the peer learns of the layer from this kernel's completion).
+extern "C" __global__ void jccl_kv_put(ncclWindow_t win, int peer, const long long* items, int count, int tensors,
+                                       size_t srcBase, size_t srcStride, size_t dstBase, size_t dstStride) {
+  const int works = count * tensors;
+  for (int w = blockIdx.x; w < works; w += gridDim.x) {
+    const int t = w / count;
+    const long long* item = items + 3 * (w - t * count);
+    const size_t src = srcBase + t * srcStride + (size_t) item[0];
+    const size_t dst = dstBase + t * dstStride + (size_t) item[1];
+    const size_t bytes = (size_t) item[2];
+    const char* s = (const char*) ncclGetLocalPointer(win, src);
+    char* d = (char*) ncclGetLsaPointer(win, dst, peer);
+    if ((((size_t) s | (size_t) d | bytes) & 15) == 0) {
+      jccl_copy16((uint4*) d, (const uint4*) s, bytes / 16, threadIdx.x, blockDim.x);
+    } else {
+      for (size_t k = threadIdx.x; k < bytes; k += blockDim.x) d[k] = s[k];
+    }
+  }
+  __threadfence_system();
+}

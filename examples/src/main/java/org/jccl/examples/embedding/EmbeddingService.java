@@ -3,14 +3,15 @@ package org.jccl.examples.embedding;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.jccl.examples.bench.LoadGenerator;
 import org.jccl.examples.serving.RankZeroFront;
-import org.jccl.examples.serving.ServiceRanks;
+import org.jccl.examples.serving.RequestInput;
 import org.jccl.examples.serving.ServiceOptions;
-import org.jspecify.annotations.Nullable;
+import org.jccl.examples.serving.ServiceRanks;
+import org.jccl.examples.serving.ServiceRoutes;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -31,8 +32,9 @@ import reactor.netty.http.server.HttpServerResponse;
  *
  * Endpoints: {@code GET /embed?ids=3,17,42[&timeoutMs=T][&computeMs=C]} answers
  * {@code {"ids":[...],"rows":[[...],...]}} (C simulates per-step compute on every rank); {@code GET /health};
- * {@code GET /metrics}; {@code POST /shutdown} ({@link RankZeroFront}). Status codes: 400 bad ids, and
- * the front's (429, 503, 504).
+ * {@code GET /metrics}; {@code POST /shutdown} ({@link RankZeroFront}). Status codes: 400 bad ids, a
+ * {@code timeoutMs} other than 1..60000 or a {@code computeMs} other than 0..60000 ({@link RequestInput}), 405 another
+ * method, and the front's (429, 503, 504).
  */
 public final class EmbeddingService {
     private EmbeddingService() {
@@ -42,9 +44,14 @@ public final class EmbeddingService {
         ServiceOptions options = ServiceOptions.parse(args);
         ServiceRanks.run("embedding", "steps", LookupSteps::new, (comm, steps) -> {
             RankZeroFront<LookupRequest> front = new RankZeroFront<>("embedding", options);
-            return front.serve(comm, steps::lead, routes -> routes.get("/embed", (req, res) -> embed(front, req, res)),
+            return front.serve(comm, steps::lead, routes(front),
                     comm.size() + " shards of " + EmbeddingTable.ROWS + " x " + EmbeddingTable.DIM + " floats", WORKLOAD);
         });
+    }
+
+    /** The service's own route, {@code GET /embed}. */
+    static Consumer<ServiceRoutes> routes(RankZeroFront<LookupRequest> front) {
+        return routes -> routes.get("/embed", (req, res) -> embed(front, req, res));
     }
 
     private static Mono<Void> embed(RankZeroFront<LookupRequest> front, HttpServerRequest req, HttpServerResponse res) {
@@ -53,9 +60,9 @@ public final class EmbeddingService {
         Duration timeout;
         try {
             QueryStringDecoder query = new QueryStringDecoder(req.uri());
-            request = new LookupRequest(parseIds(param(query, "ids", null)), (int) parseMillis(param(query, "computeMs", "0"), "computeMs"));
-            String t = param(query, "timeoutMs", "");
-            timeout = t.isEmpty() ? front.defaultTimeout() : Duration.ofMillis(parseMillis(t, "timeoutMs"));
+            request = new LookupRequest(parseIds(RequestInput.param(query, "ids", null)),
+                    (int) RequestInput.millis(RequestInput.param(query, "computeMs", "0"), "computeMs", 0));
+            timeout = RequestInput.timeout(query, front.defaultTimeout());
         } catch (IllegalArgumentException e) {
             return front.reject(res, start, "bad_request", 400, e.getMessage());
         }
@@ -80,13 +87,6 @@ public final class EmbeddingService {
         }
     };
 
-    private static String param(QueryStringDecoder query, String name, @Nullable String fallback) {
-        List<String> values = query.parameters().get(name);
-        if (values != null && !values.isEmpty()) return values.get(0);
-        if (fallback == null) throw new IllegalArgumentException("missing parameter " + name);
-        return fallback;
-    }
-
     static int[] parseIds(String text) {
         String[] parts = text.split(",");
         if (parts.length > LookupSteps.MAX_IDS) {
@@ -97,23 +97,13 @@ public final class EmbeddingService {
             try {
                 ids[i] = Integer.parseInt(parts[i].trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not an id: " + parts[i]);
+                throw new IllegalArgumentException("not an id: " + RequestInput.echo(parts[i]), e);
             }
             if (ids[i] < 0 || ids[i] >= EmbeddingTable.ROWS) {
                 throw new IllegalArgumentException("id " + ids[i] + " outside 0.." + (EmbeddingTable.ROWS - 1));
             }
         }
         return ids;
-    }
-
-    private static long parseMillis(String text, String name) {
-        try {
-            long v = Long.parseLong(text);
-            if (v < 0 || v > 60_000) throw new IllegalArgumentException(name + " must be within 0..60000, not " + v);
-            return v;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " is not a number: " + text);
-        }
     }
 
     static String json(int[] ids, float[][] rows) {

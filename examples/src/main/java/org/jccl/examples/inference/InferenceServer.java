@@ -2,12 +2,14 @@ package org.jccl.examples.inference;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.jccl.examples.bench.LoadGenerator;
 import org.jccl.examples.serving.RankZeroFront;
-import org.jccl.examples.serving.ServiceRanks;
+import org.jccl.examples.serving.RequestInput;
 import org.jccl.examples.serving.ServiceOptions;
+import org.jccl.examples.serving.ServiceRanks;
+import org.jccl.examples.serving.ServiceRoutes;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -22,8 +24,9 @@ import reactor.netty.http.server.HttpServerResponse;
  *       [max batch (32)] [max wait ms (2)] [seed (1)] [--load 1,4,16,64,256 [--load-requests N] [--load-seconds S] [--plot FILE.svg]]
  * </pre>
  *
- * {@code GET /infer?x=v1,...,v64} answers {@code {"y":[...32 values]}}; 400 for other than {@link MlpModel#IN}
- * finite numbers, and the front's codes, health, metrics and shutdown ({@link RankZeroFront}).
+ * {@code GET /infer?x=v1,...,v64[&timeoutMs=T]} answers {@code {"y":[...32 values]}}; 400 for other than
+ * {@link MlpModel#IN} finite numbers or a {@code timeoutMs} other than 1..60000 ({@link RequestInput}), 405 another
+ * method, and the front's codes, health, metrics and shutdown ({@link RankZeroFront}).
  */
 public final class InferenceServer {
     private InferenceServer() {
@@ -39,7 +42,7 @@ public final class InferenceServer {
                 (comm, steps) -> {
                     RankZeroFront<InferRequest> front = new RankZeroFront<>("inference", options);
                     return front.serve(comm, requests -> steps.lead(requests.bufferTimeout(maxBatch, maxWait, true)),
-                            routes -> routes.get("/infer", (req, res) -> infer(front, req, res)),
+                            routes(front),
                             "MLP " + MlpModel.IN + "-" + MlpModel.HIDDEN + "-" + MlpModel.IN + "-" + MlpModel.OUT + " over "
                                     + comm.size() + " ranks (seed " + seed + "), batches of at most " + maxBatch + " within "
                                     + maxWait.toMillis() + " ms",
@@ -47,17 +50,23 @@ public final class InferenceServer {
                 });
     }
 
+    /** The service's own route, {@code GET /infer}. */
+    static Consumer<ServiceRoutes> routes(RankZeroFront<InferRequest> front) {
+        return routes -> routes.get("/infer", (req, res) -> infer(front, req, res));
+    }
+
     private static Mono<Void> infer(RankZeroFront<InferRequest> front, HttpServerRequest req, HttpServerResponse res) {
         long start = System.nanoTime();
         InferRequest request;
+        Duration timeout;
         try {
-            List<String> x = new QueryStringDecoder(req.uri()).parameters().get("x");
-            if (x == null || x.isEmpty()) throw new IllegalArgumentException("missing parameter x");
-            request = new InferRequest(parseInput(x.get(0)));
+            QueryStringDecoder query = new QueryStringDecoder(req.uri());
+            request = new InferRequest(parseInput(RequestInput.param(query, "x", null)));
+            timeout = RequestInput.timeout(query, front.defaultTimeout());
         } catch (IllegalArgumentException e) {
             return front.reject(res, start, "bad_request", 400, e.getMessage());
         }
-        return front.submit(res, start, request, request.answer(), front.defaultTimeout(), InferenceServer::json);
+        return front.submit(res, start, request, request.answer(), timeout, InferenceServer::json);
     }
 
     /** {@link MlpModel#IN} finite numbers, comma-separated. */
@@ -69,9 +78,9 @@ public final class InferenceServer {
             try {
                 x[i] = Float.parseFloat(parts[i].trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("not a number: " + parts[i]);
+                throw new IllegalArgumentException("not a number: " + RequestInput.echo(parts[i]), e);
             }
-            if (!Float.isFinite(x[i])) throw new IllegalArgumentException("not finite: " + parts[i]);
+            if (!Float.isFinite(x[i])) throw new IllegalArgumentException("not finite: " + RequestInput.echo(parts[i]));
         }
         return x;
     }

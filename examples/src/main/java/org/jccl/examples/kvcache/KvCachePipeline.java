@@ -1,197 +1,191 @@
 package org.jccl.examples.kvcache;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
-import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
-import org.jccl.core.DataType;
 import org.jccl.core.Jccl;
 import org.jccl.core.UniqueId;
 import org.jccl.core.rendezvous.Rendezvous;
-import org.jccl.core.spi.Feature;
-import org.jccl.reactive.ReactiveCommunicator;
-import org.jccl.rma.channel.BlockChannel;
-import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Schedulers;
+import org.jccl.core.rendezvous.RendezvousClient;
+import org.jccl.rma.kv.KvLayout;
+import org.jccl.rma.kv.KvOptions;
+import org.jccl.rma.kv.KvPool;
+import org.jccl.rma.kv.KvSender;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A prefill → decode KV-cache pipeline: rank 0 (prefill) produces the KV-cache blocks of several requests, layer by
- * layer and interleaved across requests; rank 1 (decode) receives them through a {@link BlockChannel}, checks every
- * byte, and "generates" a request's first token as soon as all its blocks arrived. A slow decoder slows the prefiller
- * (the channel's ring bounds what is in flight); killing either process ends the other with a clear error. Where the
- * loaded library has no one-sided API, blocks go by send/recv instead (logged).
+ * A model-shaped prefill → decode pipeline on jccl's paged KV-cache transfer ({@code org.jccl.rma.kv}). Prefill ranks
+ * hold a paged KV pool ({@code [blocks, tokens per block, KV heads, head dim]} per layer, K and V, bf16) on their GPU;
+ * they "compute" their requests in batches, layer by layer, a kernel writing each layer's blocks with a pattern of
+ * (request, layer, tensor, token, head, offset) ({@link KvBlocks}), and mark each layer ready as soon as it is
+ * issued, so that it moves while the next layers are computed. Decode ranks grant blocks of their own pool (other block
+ * sizes, or their share of the heads, if asked), check every byte of each request with a kernel once it is usable,
+ * hold its blocks while "generating" and free them. Every rank prints each transfer (time from the first layer sent to
+ * the last layer usable, GB/s, and how long prefill waited for decode to grant blocks) and a summary; the job exits 1
+ * if a request failed or a byte was wrong.
  *
  * <pre>
- *   launcher --nproc 2 -- org.jccl.examples.kvcache.KvCachePipeline [requests] [layers] [blocks per layer] [block KiB] [decode delay ms]
+ *   java -cp ... org.jccl.core.launch.Launcher --nproc 2 -- org.jccl.examples.kvcache.KvCachePipeline [options]
  * </pre>
- * Each process uses its local GPU when there is one, else the host backend.
+ * One process per rank under jccl's launcher ({@code --nproc} = prefill + decode ranks), each on its local GPU, or on
+ * the host backend with a small model where there is none. Without the launcher every rank runs in this process (one
+ * thread and one GPU each). {@code --help} lists the options.
  */
 public final class KvCachePipeline {
-    private static final int SLOTS = 8;
+    /** Setting up (communicators, pools, kernels) and the barriers between ranks. */
+    private static final long SETUP_SECONDS = 300;
 
     private KvCachePipeline() {
     }
 
     public static void main(String[] args) throws Exception {
-        int requests = arg(args, 0, 4);
-        int layers = arg(args, 1, 8);
-        int blocksPerLayer = arg(args, 2, 4);
-        int blockBytes = arg(args, 3, 64) * 1024;
-        int delayMs = arg(args, 4, 0);
-        long total = (long) requests * layers * blocksPerLayer;
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the pipeline; 0 when every request arrived intact (or for --help), 1 when not, 2 for a command line it cannot run. */
+    static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         Backend backend = Jccl.backend();
+        PipelineOptions options;
+        try {
+            options = PipelineOptions.parse(args, backend.kind() != BackendKind.HOST);
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage().isEmpty()) { // --help
+                out.print(PipelineOptions.USAGE);
+                return 0;
+            }
+            err.println("KvCachePipeline: " + e.getMessage());
+            err.print(PipelineOptions.USAGE);
+            return 2;
+        }
+        boolean launched = System.getenv("RANK") != null || System.getenv("JCCL_RANK") != null;
+        return launched ? launched(backend, options, out, err) : inProcess(backend, options, out, err);
+    }
+
+    /** This process is one rank of a launched job: it joins the others through the launcher's rendezvous. */
+    private static int launched(Backend backend, PipelineOptions options, PrintStream out, PrintStream err) throws Exception {
         try (Rendezvous rdzv = Rendezvous.fromEnvironment()) {
+            if (rdzv.worldSize() != options.ranks()) {
+                err.println("KvCachePipeline: " + options.prefills() + "P" + options.decodes() + "D needs " + options.ranks()
+                        + " ranks (launcher --nproc " + options.ranks() + "), not " + rdzv.worldSize());
+                return 2;
+            }
             UniqueId id = rdzv.shareUniqueIdNow("kvcache-id", backend::newUniqueId);
             int device = backend.kind() == BackendKind.HOST ? -1 : rdzv.localRank();
-            Communicator comm = backend.initRank(id, 2, rdzv.rank(), device).get(60, TimeUnit.SECONDS);
-            boolean oneSided = backend.features().has(Feature.PUT_SIGNAL);
-            System.out.println((rdzv.rank() == 0 ? "prefill" : "decode") + " on " + comm.describe() + ": " + total
-                    + " blocks of " + blockBytes + " bytes, " + requests + " requests x " + layers + " layers, through "
-                    + (oneSided ? "a block channel (putSignal, " + SLOTS + " slots)" : "send/recv (" + backend.describe()
-                    + " has no one-sided API)"));
-            long start = System.nanoTime();
             try {
-                if (rdzv.rank() == 0) {
-                    long sent = oneSided ? prefillChannel(backend, comm, requests, layers, blocksPerLayer, blockBytes)
-                            : prefillSendRecv(backend, comm, requests, layers, blocksPerLayer, blockBytes);
-                    report("prefill sent", sent, blockBytes, start);
-                } else {
-                    Decoder decoder = new Decoder(requests, layers, blocksPerLayer, blockBytes, delayMs, start);
-                    if (oneSided) decodeChannel(comm, decoder);
-                    else decodeSendRecv(backend, comm, decoder, total);
-                    decoder.finish();
-                }
-            } catch (RuntimeException e) {
-                System.out.println((rdzv.rank() == 0 ? "prefill" : "decode") + " failed: " + e.getClass().getSimpleName()
-                        + ": " + e.getMessage());
-                System.exit(3);
+                Communicator comm = backend.initRank(id, options.ranks(), rdzv.rank(), device).get(SETUP_SECONDS, TimeUnit.SECONDS);
+                return runRank(options, comm, rdzv.client(), rdzv::barrierNow, out::println);
+            } catch (Exception e) {
+                out.println("failed: " + cause(e)); // the launcher stops the other ranks
+                return 1;
             }
-            comm.close();
         }
     }
 
-    private static int arg(String[] args, int i, int fallback) {
-        return args.length > i ? Integer.parseInt(args[i]) : fallback;
-    }
-
-    static void report(String what, long blocks, int blockBytes, long startNanos) {
-        double s = (System.nanoTime() - startNanos) / 1e9;
-        System.out.printf("%s %d blocks in %.3f s: %.0f blocks/s, %.3f GB/s%n", what, blocks, s, blocks / s, blocks * blockBytes / s / 1e9);
-    }
-
-    /** The blocks in schedule order, each written into a staging ring of 2 × slots buffers (off the event thread). */
-    private static Flux<Buffer> blocks(Backend backend, Communicator comm, int requests, int layers, int perLayer, int bytes) {
-        long total = (long) requests * layers * perLayer;
-        Buffer ring = backend.allocate(comm.device(), (long) bytes * SLOTS * 2);
-        return Flux.<Buffer, Long>generate(() -> 0L, (i, sink) -> {
-            long[] c = KvBlocks.coordinates(i, requests, layers, perLayer);
-            Buffer b = ring.slice((i % (SLOTS * 2)) * bytes, bytes);
-            b.write(0, KvBlocks.content(c[0], c[1], c[2], bytes));
-            sink.next(b);
-            if (i + 1 == total) sink.complete();
-            return i + 1;
-        }).subscribeOn(Schedulers.boundedElastic()).doFinally(s -> ring.close());
-    }
-
-    private static long prefillChannel(Backend backend, Communicator comm, int requests, int layers, int perLayer, int bytes) {
-        ReactiveCommunicator shape = ReactiveCommunicator.of(comm);
-        BlockChannel ch = BlockChannel.open(shape, 0, 1, SLOTS, bytes).block(Duration.ofSeconds(60));
-        try {
-            return ch.send(blocks(backend, comm, requests, layers, perLayer, bytes)).block();
-        } finally {
-            ch.close().block(Duration.ofSeconds(60));
+    /** Every rank in this process, one thread each (one GPU each on GPU backends). */
+    private static int inProcess(Backend backend, PipelineOptions options, PrintStream out, PrintStream err) throws Exception {
+        if (backend.kind() != BackendKind.HOST && backend.deviceCount() < options.ranks()) {
+            err.println("KvCachePipeline: " + options.ranks() + " ranks in one process need " + options.ranks() + " GPUs, this"
+                    + " machine has " + backend.deviceCount() + ": run one process per rank under jccl's launcher");
+            return 2;
         }
-    }
-
-    private static void decodeChannel(Communicator comm, Decoder decoder) {
-        BlockChannel ch = BlockChannel.open(ReactiveCommunicator.of(comm), 0, 1, SLOTS, decoder.blockBytes).block(Duration.ofSeconds(60));
-        try {
-            ch.receive().publishOn(Schedulers.boundedElastic(), 1) // reads copy from the device: off the event thread
-                    .doOnNext(b -> {
-                        ByteBuffer data = ByteBuffer.allocateDirect((int) b.data().byteSize()).order(ByteOrder.nativeOrder());
-                        b.data().read(0, data);
-                        b.release();
-                        decoder.accept(b.sequence(), data);
-                    }).blockLast();
-        } finally {
-            ch.close().block(Duration.ofSeconds(60));
-        }
-    }
-
-    /** Without one-sided calls: one send per block, a few in flight; the decode side receives them in order. */
-    private static long prefillSendRecv(Backend backend, Communicator comm, int requests, int layers, int perLayer, int bytes) {
-        ReactiveCommunicator shape = ReactiveCommunicator.of(comm);
-        return blocks(backend, comm, requests, layers, perLayer, bytes)
-                .concatMap(b -> shape.send(b, bytes, DataType.UINT8, 1).thenReturn(1L), 1)
-                .count().block();
-    }
-
-    private static void decodeSendRecv(Backend backend, Communicator comm, Decoder decoder, long total) {
-        Buffer into = backend.allocate(comm.device(), decoder.blockBytes);
-        try {
-            for (long i = 0; i < total; i++) {
-                comm.recv(into, decoder.blockBytes, DataType.UINT8, 0).get(120, TimeUnit.SECONDS);
-                ByteBuffer data = ByteBuffer.allocateDirect(decoder.blockBytes).order(ByteOrder.nativeOrder());
-                into.read(0, data);
-                decoder.accept(i, data);
-            }
-        } catch (Exception e) {
-            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
-        } finally {
-            into.close();
-        }
-    }
-
-    /** The decode side: checks each block, counts a request's blocks, "generates" once all arrived. */
-    static final class Decoder {
-        final int requests;
-        final int layers;
-        final int perLayer;
-        final int blockBytes;
-        final int delayMs;
-        final long start;
-        final AtomicLongArray arrived;
-        final AtomicLong wrong = new AtomicLong();
-        final AtomicLong received = new AtomicLong();
-
-        Decoder(int requests, int layers, int perLayer, int blockBytes, int delayMs, long start) {
-            this.requests = requests;
-            this.layers = layers;
-            this.perLayer = perLayer;
-            this.blockBytes = blockBytes;
-            this.delayMs = delayMs;
-            this.start = start;
-            this.arrived = new AtomicLongArray(requests);
-        }
-
-        void accept(long sequence, ByteBuffer data) {
-            long[] c = KvBlocks.coordinates(sequence, requests, layers, perLayer);
-            if (KvBlocks.wrong(data, c[0], c[1], c[2]) > 0) wrong.incrementAndGet();
-            long n = received.incrementAndGet();
-            if (arrived.incrementAndGet((int) c[0]) == (long) layers * perLayer) {
-                System.out.printf("decode: request %d complete after %.1f ms, first token generated%n", c[0],
-                        (System.nanoTime() - start) / 1e6);
-            }
-            if (n % 1000 == 0) report("decode progress:", n, blockBytes, start);
-            if (delayMs > 0) {
+        List<Communicator> comms = backend.initAll(options.ranks()).get(SETUP_SECONDS, TimeUnit.SECONDS);
+        CyclicBarrier barrier = new CyclicBarrier(options.ranks());
+        List<CompletableFuture<Integer>> ranks = new ArrayList<>();
+        for (Communicator comm : comms) {
+            CompletableFuture<Integer> code = new CompletableFuture<>();
+            Consumer<String> prefixed = line -> out.println("[rank " + comm.rank() + "] " + line); // as the launcher does
+            Thread t = new Thread(() -> {
                 try {
-                    Thread.sleep(delayMs); // a slow decoder, on purpose: the prefill side must slow down with it
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                    code.complete(runRank(options, comm, null, name -> await(barrier), prefixed));
+                } catch (Exception | Error e) {
+                    prefixed.accept("failed: " + cause(e));
+                    barrier.reset(); // the other ranks stop waiting for this one
+                    code.complete(1);
+                }
+            }, "kv-rank-" + comm.rank());
+            t.start();
+            ranks.add(code);
+        }
+        int worst = 0;
+        for (CompletableFuture<Integer> code : ranks) worst = Math.max(worst, code.join());
+        return worst;
+    }
+
+    /** What went wrong, without the wrappers of futures. */
+    private static Throwable cause(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof ExecutionException || t instanceof CompletionException) && t.getCause() != null) t = t.getCause();
+        return t;
+    }
+
+    private static void await(CyclicBarrier barrier) {
+        try {
+            barrier.await(SETUP_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the other ranks", e);
+        } catch (BrokenBarrierException | TimeoutException e) {
+            throw new IllegalStateException("another rank failed or did not come", e);
+        }
+    }
+
+    /** Waits until every rank has reached the point {@code name}. */
+    @FunctionalInterface
+    private interface Barrier {
+        void await(String name);
+    }
+
+    /** One rank from its pool to its summary; closes everything it made, the communicator last. */
+    private static int runRank(PipelineOptions options, Communicator comm, @Nullable RendezvousClient rendezvous,
+                               Barrier barrier, Consumer<String> out) throws Exception {
+        int rank = comm.rank();
+        boolean prefill = options.isPrefill(rank);
+        KvLayout layout = prefill ? options.prefillLayout() : options.decodeLayout(rank - options.prefills());
+        if (rank == 0) out.accept("KV-cache pipeline on " + comm.backend().describe() + ": " + options.describe());
+        KvPool pool = KvPool.allocate(comm, layout, stagingBytes(options)).get(SETUP_SECONDS, TimeUnit.SECONDS);
+        out.accept((prefill ? "prefill" : "decode") + " rank " + rank + " on " + comm.describe() + ": pool of "
+                + layout.blocks() + " blocks of " + layout.tokensPerBlock() + " tokens, heads " + layout.headOffset() + ".."
+                + (layout.headOffset() + layout.kvHeads() - 1) + ", " + TransferStats.size(layout.poolBytes()));
+        KvOptions kv = KvOptions.builder().path(options.path()).rendezvous(rendezvous).build();
+        int prompts = prefill ? options.requests() : options.requestsPerDecodeRank();
+        boolean intact;
+        try (KvModel model = KvModel.of(pool, prompts, layout.blocksFor(options.maxTokens()))) {
+            if (prefill) {
+                barrier.await("kvcache-receiving"); // every decode rank listens
+                KvSender sender = KvSender.open(pool, kv);
+                intact = new PrefillRank(options, rank, sender, model, out).run();
+                barrier.await("kvcache-done");
+                sender.closeAsync().get(SETUP_SECONDS, TimeUnit.SECONDS);
+            } else {
+                try (DecodeRank decode = DecodeRank.open(options, pool, model, kv, out)) {
+                    barrier.await("kvcache-receiving");
+                    intact = decode.awaitAll(options.deadline().toSeconds() * prompts + 60);
+                    barrier.await("kvcache-done");
                 }
             }
         }
+        pool.closeAsync().get(SETUP_SECONDS, TimeUnit.SECONDS); // collective: every rank closes its pool
+        comm.close();
+        return intact ? 0 : 1;
+    }
 
-        void finish() {
-            report("decode received", received.get(), blockBytes, start);
-            System.out.println("decode: " + received.get() + " blocks, " + wrong.get() + " wrong, all " + requests
-                    + " requests complete: " + (received.get() == (long) requests * layers * perLayer));
-        }
+    /**
+     * The staging area the staged paths (put/signal, send/recv) pack pieces into: a few slots of one layer's tensor of
+     * the longest prompt, within 64 MiB. The LSA kernel and in-process copy paths do not use it.
+     */
+    private static long stagingBytes(PipelineOptions options) {
+        long tensorOfLongest = options.bytesPerToken() / (2L * options.layers()) * options.maxTokens();
+        return Math.max(64 << 10, Math.min(64L << 20, KvOptions.DEFAULT.slots() * tensorOfLongest));
     }
 }

@@ -34,7 +34,8 @@ import reactor.netty.http.server.HttpServerRoutes;
  * Rank 0's HTTP front of a service whose requests become ordered steps over all ranks. It turns the requests of every
  * HTTP thread into one stream (a {@code Flux.create} sink, safe from many threads) that the service's step loop
  * consumes in order; bounds the requests in flight; answers each with its step's result or a status code (429 too many
- * in flight, 503 stopping or the communicator failed, 504 the request's timeout passed), abandoning requests whose
+ * in flight, 503 stopping or the communicator failed, 504 the request's timeout passed; 405 for a known path asked
+ * with another method, see {@link ServiceRoutes}), abandoning requests whose
  * client went away or timed out; and serves {@code GET /health}, {@code GET /metrics} (Prometheus text: jccl's
  * operation meters and the service's {@code <name>_requests_seconds{outcome=...}}) and {@code POST /shutdown}
  * (finish the accepted requests, then end the stream so the step loop stops every rank).
@@ -72,7 +73,7 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
      * @param load    the workload of {@code --load}, or null
      * @return whether the step loop ended cleanly (false: the communicator failed)
      */
-    public boolean serve(Communicator comm, Function<Flux<R>, Mono<Void>> steps, Consumer<HttpServerRoutes> routes,
+    public boolean serve(Communicator comm, Function<Flux<R>, Mono<Void>> steps, Consumer<ServiceRoutes> routes,
                          String banner, LoadGenerator.@Nullable Workload load) {
         Mono<Void> loop = steps.apply(Flux.create(sink -> requests = sink))
                 .doOnError(e -> {
@@ -86,17 +87,7 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
         try (JcclMetrics metrics = new JcclMetrics()) {
             metrics.bindTo(registry);
             DisposableServer server = HttpServer.create().host("127.0.0.1").port(options.port())
-                    .route(r -> {
-                        routes.accept(r);
-                        r.get("/health", (req, res) -> text(res, failed || stopping ? 503 : 200,
-                                        failed ? "DOWN" : stopping ? "STOPPING" : "UP"))
-                                .get("/metrics", (req, res) -> res.header("Content-Type", "text/plain; version=0.0.4")
-                                        .sendString(Mono.fromCallable(registry::scrape)).then())
-                                .post("/shutdown", (req, res) -> {
-                                    shutdown();
-                                    return text(res, 202, "stopping");
-                                });
-                    })
+                    .route(routes(routes))
                     .bindNow(Duration.ofSeconds(30));
             System.out.println(name + ": " + banner + ", listening on http://127.0.0.1:" + server.port());
             Disposable progress = Flux.interval(Duration.ofSeconds(2)).map(t -> served.get()).distinctUntilChanged()
@@ -112,6 +103,27 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
             System.out.println(name + ": stopped after " + served.get() + " requests" + (failed ? " (communicator failed)" : ""));
             return !failed;
         }
+    }
+
+    /**
+     * Every route of the service: its own ({@code own}), then health, metrics and shutdown, then 405 for a known path
+     * asked with another method. {@link #serve} binds these; a test may bind them without a step loop (a request
+     * that passes its checks is then answered 503).
+     */
+    public Consumer<HttpServerRoutes> routes(Consumer<ServiceRoutes> own) {
+        return r -> {
+            ServiceRoutes routes = new ServiceRoutes(r);
+            own.accept(routes);
+            routes.get("/health", (req, res) -> text(res, failed || stopping ? 503 : 200,
+                            failed ? "DOWN" : stopping ? "STOPPING" : "UP"))
+                    .get("/metrics", (req, res) -> res.header("Content-Type", "text/plain; version=0.0.4")
+                            .sendString(Mono.fromCallable(registry::scrape)).then())
+                    .post("/shutdown", (req, res) -> {
+                        shutdown();
+                        return text(res, 202, "stopping");
+                    });
+            routes.refuseOtherMethods();
+        };
     }
 
     /**

@@ -123,6 +123,16 @@ class CoroutineCommunicator(
         reactive.recv(recv, count, type, peer).awaitSingleOrNull()
     }
 
+    /** [Communicator.barrier], suspending until every rank has called it. */
+    suspend fun barrier() {
+        reactive.barrier().awaitSingleOrNull()
+    }
+
+    /** [Communicator.barrier] with its own [timeout] (zero: none). */
+    suspend fun barrier(timeout: Duration) {
+        reactive.barrier(timeout).awaitSingleOrNull()
+    }
+
     /** [Communicator.submit], suspending until the operation completes. */
     suspend fun submit(operation: Operation) {
         reactive.submit(operation).awaitSingleOrNull()

@@ -24,6 +24,7 @@ import kotlin.coroutines.Continuation;
 import org.jccl.core.Backend;
 import org.jccl.core.Communicator;
 import org.jccl.core.Group;
+import org.jccl.core.Step;
 import org.jccl.core.Work;
 import org.jccl.device.DeviceApi;
 import org.jccl.device.kotlin.CoroutineDeviceApi;
@@ -31,13 +32,22 @@ import org.jccl.device.reactive.ReactiveDeviceApi;
 import org.jccl.reactive.ReactiveBackend;
 import org.jccl.reactive.ReactiveCommunicator;
 import org.jccl.reactive.ReactiveGroup;
+import org.jccl.reactive.ReactiveStep;
 import org.jccl.reactive.kotlin.CoroutineBackend;
 import org.jccl.reactive.kotlin.CoroutineCommunicator;
 import org.jccl.reactive.kotlin.CoroutineGroup;
+import org.jccl.reactive.kotlin.CoroutineStep;
 import org.jccl.rma.OneSided;
+import org.jccl.rma.kotlin.CoroutineKvReceiver;
+import org.jccl.rma.kotlin.CoroutineKvSender;
 import org.jccl.rma.kotlin.CoroutineOneSided;
+import org.jccl.rma.kv.KvReceiver;
+import org.jccl.rma.kv.KvSender;
+import org.jccl.rma.reactive.ReactiveKvReceiver;
+import org.jccl.rma.reactive.ReactiveKvSender;
 import org.jccl.rma.reactive.ReactiveOneSided;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
 /**
@@ -106,6 +116,8 @@ class ApiShapesTest {
             entry("Backend.allocatePinned(long)", RESOURCE),
             entry("Backend.allocateForCommunication(int, long)", RESOURCE),
             entry("Backend.createStream(int)", RESOURCE),
+            entry("Backend.wrap(int, long, long, Object)", RESOURCE),
+            entry("Backend.wrapWithRelease(int, long, long, Runnable)", RESOURCE),
             entry("Backend.wrapStream(int, long)", RESOURCE),
             entry("Backend.createEvent(int, boolean)", RESOURCE),
             entry("Backend.newUniqueId()", "made at once, before any communicator exists, and sent to the other"
@@ -117,7 +129,30 @@ class ApiShapesTest {
             entry("OneSided.putSignalOperation(Window, Buffer, long, DataType, int, long, int, int)", AS_DATA),
             entry("OneSided.signalOperation(int, int, int)", AS_DATA),
             entry("OneSided.waitSignalOperation(SignalWait[])", AS_DATA),
-            entry("DeviceApi.communicator()", QUERY));
+            entry("DeviceApi.communicator()", QUERY),
+            entry("DeviceApi.toString()", DESCRIPTION),
+            entry("OneSided.toString()", DESCRIPTION),
+            entry("KvSender.pool()", QUERY),
+            entry("KvSender.options()", QUERY),
+            entry("KvSender.toString()", DESCRIPTION),
+            entry("KvSender.close()", "waits for closeAsync(), which every shape has"),
+            entry("KvSender.send(KvRequest)", "the core form hands back a KvSend to mark layers ready on; the shapes take"
+                    + " the layers as a Publisher (reactive) or a Flow (Kotlin) and return the delivery"),
+            entry("KvReceiver.pool()", QUERY),
+            entry("KvReceiver.options()", QUERY),
+            entry("KvReceiver.waiting()", QUERY),
+            entry("KvReceiver.toString()", DESCRIPTION),
+            entry("KvReceiver.close()", "waits for closeAsync(), which every shape has"),
+            entry("KvReceiver.communicatorEnding()", "the hook the communicator's attachment calls when the communicator"
+                    + " closes or aborts (public for its KvEndpoints interface): not for applications"),
+            entry("Step.builder(Communicator)", "collects operations at once, nothing issued: the shapes build from a"
+                    + " Step.Builder (ReactiveStep.build, CoroutineStep.build)"),
+            entry("Step.communicator()", QUERY),
+            entry("Step.isCaptured()", QUERY),
+            entry("Step.toString()", DESCRIPTION),
+            entry("Step.close()", "waits for closeAsync(), which every shape has"),
+            entry("KvReceiver.open(KvPool, KvBlockAllocator, KvOptions, Consumer)", "the core form takes a callback for the"
+                    + " requests granted blocks; the shapes give them as a Flux (reactive) or a Flow (Kotlin) instead"));
 
     /** Mono operations of the reactive shape that core lacks; each has a suspend twin like every other. */
     private static final Map<String, String> SHAPE_ONLY = Map.of(
@@ -126,21 +161,33 @@ class ApiShapesTest {
             "ReactiveOneSided.close(Window)", "core closes a window on the window itself (Window.closeAsync()); the"
                     + " shapes close it through the API object, to issue it on their scheduler",
             "ReactiveDeviceApi.close(DeviceComm)", "core closes a device communicator on itself (DeviceComm.closeAsync());"
-                    + " the shapes close it through the API object, to issue it on their scheduler");
+                    + " the shapes close it through the API object, to issue it on their scheduler",
+            "ReactiveKvSender.send(KvRequest, Publisher)", "the layers as a stream in, the delivery out: the shapes'"
+                    + " form of core's send(KvRequest) and KvSend.ready",
+            "ReactiveKvReceiver.open(KvPool, KvBlockAllocator, KvOptions)", "the requests as a Flux instead of core's"
+                    + " callback",
+            "ReactiveKvReceiver.done(KvIncoming)", "KvIncoming.done() as a Mono, for reactive chains",
+            "ReactiveStep.build(ReactiveCommunicator, Builder)", "core's Step.Builder.build() with the shape's scheduler");
 
     private static final Map<Class<?>, Class<?>> REACTIVE_TWINS = Map.of(
             Communicator.class, ReactiveCommunicator.class,
             Backend.class, ReactiveBackend.class,
             Group.class, ReactiveGroup.class,
             OneSided.class, ReactiveOneSided.class,
-            DeviceApi.class, ReactiveDeviceApi.class);
+            DeviceApi.class, ReactiveDeviceApi.class,
+            KvSender.class, ReactiveKvSender.class,
+            KvReceiver.class, ReactiveKvReceiver.class,
+            Step.class, ReactiveStep.class);
 
     private static final Map<Class<?>, Class<?>> COROUTINE_TWINS = Map.of(
             Communicator.class, CoroutineCommunicator.class,
             Backend.class, CoroutineBackend.class,
             Group.class, CoroutineGroup.class,
             OneSided.class, CoroutineOneSided.class,
-            DeviceApi.class, CoroutineDeviceApi.class);
+            DeviceApi.class, CoroutineDeviceApi.class,
+            KvSender.class, CoroutineKvSender.class,
+            KvReceiver.class, CoroutineKvReceiver.class,
+            Step.class, CoroutineStep.class);
 
     /** The reactive types' Kotlin twins, for comparing those two shapes directly. */
     private static final Map<Class<?>, Class<?>> REACTIVE_TO_COROUTINE = Map.of(
@@ -148,7 +195,10 @@ class ApiShapesTest {
             ReactiveBackend.class, CoroutineBackend.class,
             ReactiveGroup.class, CoroutineGroup.class,
             ReactiveOneSided.class, CoroutineOneSided.class,
-            ReactiveDeviceApi.class, CoroutineDeviceApi.class);
+            ReactiveDeviceApi.class, CoroutineDeviceApi.class,
+            ReactiveKvSender.class, CoroutineKvSender.class,
+            ReactiveKvReceiver.class, CoroutineKvReceiver.class,
+            ReactiveStep.class, CoroutineStep.class);
 
     private static final String MONO = Mono.class.getName();
     private static final String VOID = Void.class.getName();
@@ -386,6 +436,7 @@ class ApiShapesTest {
     private static String renameReactive(String rendered) {
         Map<String, String> names = new HashMap<>();
         REACTIVE_TO_COROUTINE.forEach((r, k) -> names.put(r.getName(), k.getName()));
+        names.put(Publisher.class.getName(), "kotlinx.coroutines.flow.Flow"); // a stream in: Publisher, Flow in Kotlin
         String out = rendered;
         for (Map.Entry<String, String> e : names.entrySet()) out = out.replace(e.getKey(), e.getValue());
         return out;

@@ -3,7 +3,10 @@ package org.jccl.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jccl.examples.inference.InferenceServer;
@@ -32,9 +35,18 @@ class InferenceServerEndToEndTest {
             assertEquals(CLIENTS * REQUESTS_PER_CLIENT, concurrentInferencesAllCorrect(service));
             assertEquals(400, service.get("/infer?x=1,2,3").statusCode());
             assertEquals(400, service.get("/infer?x=" + "NaN,".repeat(MlpModel.IN - 1) + "1").statusCode());
+            // The deadline is read as /embed reads it: not a number or not positive is refused.
+            String x = "/infer?x=" + "0.5,".repeat(MlpModel.IN - 1) + "1";
+            assertEquals(400, service.get(x + "&timeoutMs=zz").statusCode());
+            assertEquals(400, service.get(x + "&timeoutMs=0").statusCode());
+            assertEquals(200, service.get(x + "&timeoutMs=15000").statusCode());
+            HttpResponse<String> post = service.http().send(HttpRequest.newBuilder(URI.create(service.base() + x))
+                    .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, post.statusCode(), post.body());
             assertEquals(200, service.get("/health").statusCode());
             String metrics = service.get("/metrics").body();
-            assertTrue(metrics.contains("inference_requests_seconds_count{outcome=\"ok\"} " + CLIENTS * REQUESTS_PER_CLIENT), metrics);
+            assertTrue(metrics.contains("inference_requests_seconds_count{outcome=\"ok\"} " + (CLIENTS * REQUESTS_PER_CLIENT + 1)), metrics);
             assertTrue(metrics.contains("operation=\"allGather\""), metrics);
             code = service.shutdownAndWait();
             text = service.output();

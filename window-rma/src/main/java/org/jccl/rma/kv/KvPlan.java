@@ -1,0 +1,35 @@
+package org.jccl.rma.kv;
+
+/**
+ * One request's copies as a direct path ({@link KvDirectPath}) sees them: for each tensor of each layer, the same
+ * segments (source offset, destination offset, bytes), relative to where that tensor starts in each rank's pool. Both
+ * pools start at offset 0 of their rank's KV window.
+ *
+ * @param request     the request's name, for messages
+ * @param peer        the destination rank
+ * @param source      this rank's layout
+ * @param destination the peer's layout
+ * @param segments    {@code 3 × n} values: source offset, destination offset, bytes of each segment
+ */
+public record KvPlan(String request, int peer, KvLayout source, KvLayout destination, long[] segments) {
+    public KvPlan {
+        segments = segments.clone();
+    }
+
+    /** The number of segments. */
+    public int count() {
+        return segments.length / 3;
+    }
+
+    /** The bytes one layer moves (every tensor). */
+    public long layerBytes() {
+        long total = 0;
+        for (int i = 2; i < segments.length; i += 3) total += segments[i];
+        return total * source.tensors();
+    }
+
+    @Override
+    public long[] segments() {
+        return segments.clone();
+    }
+}

@@ -1,0 +1,216 @@
+package org.jccl.rma.kv;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jccl.core.Buffer;
+import org.jccl.core.Communicator;
+import org.jccl.core.DataType;
+import org.jccl.core.ReduceOp;
+import org.jccl.core.Work;
+import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.spi.Feature;
+import org.jccl.rma.OneSided;
+import org.jccl.rma.Window;
+import org.jccl.rma.WindowFlag;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank's paged KV-cache pool on a communicator, with the staging area the staged paths move data through, in one
+ * memory window where the library has windows (so a peer's kernel or put can reach it). Allocated collectively: every
+ * rank of the communicator calls {@link #allocate}, each with its own layout, and the window gets the largest size
+ * any rank needs (windows have one size on every rank). Also opens, collectively, the direct paths that providers
+ * offer (the LSA kernel path of {@code device-api}).
+ *
+ * <p>Window layout on every rank: the pool at offset 0 ({@link KvLayout#offset}), then the staging area.
+ */
+public final class KvPool implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KvPool.class);
+    /** Staging starts at a multiple of this, so that packed pieces stay aligned for vector copies. */
+    private static final long STAGING_ALIGNMENT = 4096;
+    /** Pools of this process by communicator id and rank: the ranks a {@link KvPathKind#COPY} copy may reach. */
+    private static final Map<String, KvPool> IN_PROCESS = new ConcurrentHashMap<>();
+
+    private final Communicator communicator;
+    private final KvLayout layout;
+    private final Buffer memory;
+    private final @Nullable Window window;
+    private final long stagingOffset;
+    private final long stagingBytes;
+    private final Map<KvPathKind, KvDirectPath> direct = new EnumMap<>(KvPathKind.class);
+    private final Map<KvPathKind, String> unavailable = new EnumMap<>(KvPathKind.class);
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private KvPool(Communicator communicator, KvLayout layout, Buffer memory, @Nullable Window window, long stagingOffset,
+                   long stagingBytes) {
+        this.communicator = communicator;
+        this.layout = layout;
+        this.memory = memory;
+        this.window = window;
+        this.stagingOffset = stagingOffset;
+        this.stagingBytes = stagingBytes;
+    }
+
+    /**
+     * Allocates this rank's pool of {@code layout} and a staging area of {@code stagingBytes}, collectively: every rank
+     * of {@code communicator} calls it, in the same order as its other collective calls.
+     *
+     * @param stagingBytes the staging area (0: none, so only direct paths); each staged piece is at most half of it
+     */
+    public static CompletableFuture<KvPool> allocate(Communicator communicator, KvLayout layout, long stagingBytes) {
+        Errors.requireArgument(communicator, "communicator");
+        Errors.requireArgument(layout, "layout");
+        if (stagingBytes < 0) throw new InvalidArgumentException("stagingBytes must not be negative, not " + stagingBytes);
+        long stagingOffset = align(layout.poolBytes());
+        long mine = stagingOffset + stagingBytes;
+        return largestOnAnyRank(communicator, mine).thenCompose(size -> {
+            boolean windows = communicator.backend().features().has(Feature.COMM_WINDOW_REGISTER);
+            OneSided rma = OneSided.of(communicator);
+            if (!windows) {
+                Buffer plain = communicator.backend().allocate(communicator.device(), size);
+                return CompletableFuture.completedFuture(new KvPool(communicator, layout, plain, null, stagingOffset, stagingBytes));
+            }
+            Buffer memory = rma.allocate(size);
+            return rma.register(memory, WindowFlag.COLL_SYMMETRIC).handle((w, error) -> {
+                if (error != null) {
+                    memory.close();
+                    throw Errors.unwrap(error);
+                }
+                return new KvPool(communicator, layout, memory, w, stagingOffset, stagingBytes);
+            });
+        }).thenCompose(KvPool::openDirectPaths);
+    }
+
+    private static long align(long bytes) {
+        return (bytes + STAGING_ALIGNMENT - 1) / STAGING_ALIGNMENT * STAGING_ALIGNMENT;
+    }
+
+    /** An all-reduce of one value with max: the window size every rank registers. */
+    private static CompletableFuture<Long> largestOnAnyRank(Communicator communicator, long mine) {
+        Buffer device = communicator.backend().allocate(communicator.device(), 8);
+        Buffer host = communicator.backend().allocatePinned(8);
+        device.write(0, new long[] {mine});
+        Work reduced = communicator.allReduce(device, device, 1, DataType.INT64, ReduceOp.MAX);
+        Work copied = communicator.stream().copy(host, device, 8);
+        return reduced.thenCombine(copied, (a, b) -> b)
+                .thenApplyAsync(v -> host.readLongs(0, 1)[0]) // a host read, off the event thread
+                .whenComplete((v, e) -> {
+                    device.close();
+                    host.close();
+                });
+    }
+
+    /** Opens every provider's path, one after the other on every rank (the same order: each may be collective). */
+    private CompletableFuture<KvPool> openDirectPaths() {
+        IN_PROCESS.put(key(communicator.id(), communicator.rank()), this);
+        CompletableFuture<KvPool> chain = CompletableFuture.completedFuture(this);
+        List<KvPathProvider> providers = ServiceLoader.load(KvPathProvider.class, KvPool.class.getClassLoader()).stream()
+                .map(ServiceLoader.Provider::get).sorted((a, b) -> a.kind().compareTo(b.kind())).toList();
+        for (KvPathProvider p : providers) {
+            chain = chain.thenCompose(pool -> p.open(pool).handle((path, error) -> {
+                if (error != null) {
+                    String why = Errors.unwrap(error).getMessage();
+                    pool.unavailable.put(p.kind(), why);
+                    LOG.debug("{} KV path {} unavailable: {}", communicator.describe(), p.kind(), why);
+                } else {
+                    pool.direct.put(p.kind(), path);
+                }
+                return pool;
+            }));
+        }
+        return chain;
+    }
+
+    private static String key(String communicatorId, int rank) {
+        return communicatorId + "/" + rank;
+    }
+
+    /** The pool of {@code rank} of this communicator, when that rank lives in this process. */
+    @Nullable KvPool inProcessPeer(int rank) {
+        return IN_PROCESS.get(key(communicator.id(), rank));
+    }
+
+    public Communicator communicator() {
+        return communicator;
+    }
+
+    public KvLayout layout() {
+        return layout;
+    }
+
+    /** The pool: {@link KvLayout#poolBytes()} bytes, block {@code b} of tensor {@code t} of layer {@code l} at {@link KvLayout#offset}. */
+    public Buffer buffer() {
+        return memory.slice(0, layout.poolBytes());
+    }
+
+    /** One tensor of one layer: {@code [blocks, tokensPerBlock, kvHeads, headDim]}. */
+    public Buffer tensor(int layer, int tensor) {
+        if (layer < 0 || layer >= layout.layers() || tensor < 0 || tensor >= layout.tensors()) {
+            throw new InvalidArgumentException("no tensor " + tensor + " of layer " + layer + " in " + layout);
+        }
+        return memory.slice(layout.offset(layer, tensor, 0), layout.tensorBytes());
+    }
+
+    /** The window the pool lies in (offset 0), or null where the library has no windows. */
+    public @Nullable Window window() {
+        return window;
+    }
+
+    /** The whole allocation: the pool, then the staging area. */
+    Buffer memory() {
+        return memory;
+    }
+
+    long stagingOffset() {
+        return stagingOffset;
+    }
+
+    long stagingBytes() {
+        return stagingBytes;
+    }
+
+    /** The direct path of {@code kind} opened on this pool, or null. */
+    @Nullable KvDirectPath directPath(KvPathKind kind) {
+        return direct.get(kind);
+    }
+
+    /** Why a provider's path is not open here, or null. */
+    @Nullable String whyUnavailable(KvPathKind kind) {
+        return unavailable.get(kind);
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Closes the direct paths and the window (collective: every rank closes its pool), then frees the memory once
+     * nothing issued before uses it. Close the senders and receivers on it first.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        if (!closed.compareAndSet(false, true)) return CompletableFuture.completedFuture(null);
+        IN_PROCESS.remove(key(communicator.id(), communicator.rank()), this);
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (KvDirectPath p : direct.values()) chain = chain.thenCompose(v -> p.closeAsync().exceptionally(e -> null));
+        if (window != null) chain = chain.thenCompose(v -> window.closeAsync().exceptionally(e -> null));
+        return chain.whenComplete((v, e) -> memory.close());
+    }
+
+    /** {@link #closeAsync()}, waiting for it; never on jccl's event thread. */
+    @Override
+    public void close() {
+        closeAsync().join();
+    }
+
+    @Override
+    public String toString() {
+        return "KvPool[" + layout + ", staging " + stagingBytes + " bytes, " + communicator.describe() + "]";
+    }
+}
