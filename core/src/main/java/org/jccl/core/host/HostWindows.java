@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.spi.WaitDescriptor;
 import org.jccl.core.thread.Backoff;
@@ -66,26 +67,38 @@ final class HostWindows {
 
     /** A peer's put: the data lands first, then the signal counts (the counter's update publishes the data). */
     void land(long handle, long offset, HostMemoryBlock source, long sourceOffset, long bytes, int from, int signal, int context) {
-        ByteBuffer dst = target(handle, offset, bytes);
         if (bytes > 0) {
-            ByteBuffer src = source.bytes().duplicate();
-            src.limit((int) (sourceOffset + bytes)).position((int) sourceOffset);
-            dst.put(src);
+            write(handle, offset, bytes, dst -> {
+                ByteBuffer src = source.bytes().duplicate();
+                src.limit((int) (sourceOffset + bytes)).position((int) sourceOffset);
+                dst.put(src);
+            });
         }
         count(from, signal, context);
     }
 
-    /** The {@code bytes} of window {@code handle} at {@code offset}, as a buffer to write a put's data into. */
-    ByteBuffer target(long handle, long offset, long bytes) {
+    /**
+     * Hands {@code copy} the {@code bytes} of window {@code handle} at {@code offset} to write a put's data into. The
+     * window's memory is held for the copy: a put runs on the putting rank's stream thread (or a network thread), so
+     * this rank may free the memory meanwhile — its communicator aborted, the library's windows gone with it, and the
+     * module released the buffer. Direct memory written after its free corrupts the native heap; held, the free waits
+     * for the copy, and a put that comes after it fails instead (the block refuses to be held).
+     */
+    void write(long handle, long offset, long bytes, Consumer<ByteBuffer> copy) {
         Region w = windows.get(handle);
         if (w == null) throw new InvalidArgumentException("the target rank has no window with handle " + handle);
         if (offset < 0 || bytes < 0 || offset > w.bytes - bytes) {
             throw new InvalidArgumentException("a put of " + bytes + " bytes at offset " + offset + " does not fit a window of "
                     + w.bytes + " bytes");
         }
-        ByteBuffer dst = w.block.bytes().duplicate();
-        dst.limit((int) (w.offset + offset + bytes)).position((int) (w.offset + offset));
-        return dst;
+        w.block.retain();
+        try {
+            ByteBuffer dst = w.block.bytes().duplicate();
+            dst.limit((int) (w.offset + offset + bytes)).position((int) (w.offset + offset));
+            copy.accept(dst);
+        } finally {
+            w.block.release();
+        }
     }
 
     /** A signal from {@code from}: counted, and the waiting stream thread woken. */

@@ -2,7 +2,6 @@ package org.jccl.core.host;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
-import java.nio.ByteBuffer;
 import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
 
@@ -56,8 +55,8 @@ final class RmaLane {
         try {
             int len = frame.readableBytes() - Wire.DATA_HEADER;
             if (len > 0) {
-                ByteBuffer dst = windows.target(frame.getInt(Wire.AT_DESC), frame.getLong(Wire.AT_AUX_LONG), len);
-                frame.getBytes(Wire.DATA_HEADER, dst);
+                windows.write(frame.getInt(Wire.AT_DESC), frame.getLong(Wire.AT_AUX_LONG), len,
+                        dst -> frame.getBytes(Wire.DATA_HEADER, dst));
             }
             if ((frame.getByte(Wire.AT_FLAGS) & Wire.FLAG_SIGNAL) != 0) {
                 int code = (int) frame.getDouble(Wire.AT_AUX_DOUBLE);

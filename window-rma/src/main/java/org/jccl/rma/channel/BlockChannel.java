@@ -6,6 +6,7 @@ import org.jccl.core.Communicator;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.spi.Feature;
 import org.jccl.reactive.ReactiveCommunicator;
 import org.jccl.reactive.ReactiveModules;
 import org.jccl.rma.OneSided;
@@ -42,23 +43,41 @@ public final class BlockChannel {
     private final ChannelLayout layout;
     private final ChannelLink link;
     private final Buffer memory;
+    private final CommunicatorChannels channels;
     private final Object lock = new Object();
-    private @Nullable Producer producer;
-    private @Nullable Consumer consumer;
+    /** This rank's sides: made with the channel, so that close can end one that was never used. */
+    private final @Nullable Producer producer;
+    private final @Nullable Consumer consumer;
+    /** The close's result: this rank's sides settled. */
+    private @Nullable CompletableFuture<Void> closing;
 
     private BlockChannel(ReactiveCommunicator shape, int producerRank, int consumerRank, ChannelLayout layout,
-                         ChannelLink link, Buffer memory) {
+                         ChannelLink link, Buffer memory, CommunicatorChannels channels) {
         this.shape = shape;
         this.producerRank = producerRank;
         this.consumerRank = consumerRank;
         this.layout = layout;
         this.link = link;
         this.memory = memory;
+        this.channels = channels;
+        int rank = shape.rank();
+        this.producer = rank == producerRank ? new Producer(link, consumerRank, lock) : null;
+        this.consumer = rank == consumerRank ? new Consumer(link, producerRank, lock) : null;
+        if (producer != null && consumer != null) {
+            producer.pairWith(consumer);
+            consumer.pairWith(producer);
+        }
     }
 
     /**
      * Opens a channel from {@code producer} to {@code consumer} with {@code slots} slots of {@code blockBytes}:
      * collective, every rank of {@code communicator} calls it in the same order (each registers the channel's window).
+     * The channel takes a signal lane of its own among the channels between its two ranks (see the README): every rank
+     * opens and closes the same channels in the same order, and a channel opened after another's close was called
+     * begins once that close has completed.
+     *
+     * @throws InvalidUsageException if the channels already open between the two ranks hold every signal lane the
+     *                               library offers (NCCL 2.29: one); nothing is made
      */
     public static Mono<BlockChannel> open(ReactiveCommunicator communicator, int producer, int consumer, int slots,
                                           long blockBytes) {
@@ -77,38 +96,58 @@ public final class BlockChannel {
         if (blockBytes <= 0) throw new InvalidArgumentException("blockBytes must be positive, not " + blockBytes);
         ChannelLayout layout = new ChannelLayout(slots, blockBytes);
         OneSided rma = OneSided.of(comm);
-        Buffer memory = rma.allocate(layout.windowBytes());
-        Buffer pinned;
-        try {
-            pinned = comm.backend().allocatePinned(ChannelLink.pinnedBytes(layout));
-        } catch (RuntimeException e) {
-            memory.close();
-            throw e;
+        for (Feature f : new Feature[] {Feature.COMM_WINDOW_REGISTER, Feature.PUT_SIGNAL, Feature.SIGNAL, Feature.WAIT_SIGNAL}) {
+            comm.backend().features().require(f);
         }
-        // The window is cleared before it is registered: registration is a barrier, so no peer's put can land before
-        // the clearing, which would wipe it.
+        CommunicatorChannels channels = CommunicatorChannels.of(comm);
+        ChannelLanes.Lane lane = channels.lanes.take(comm, rma.limits(), producer, consumer,
+                "a block channel " + producer + " -> " + consumer);
+        CompletableFuture<BlockChannel> opened = channels.opening()
+                .thenCompose(v -> make(shape, producer, consumer, layout, rma, channels, lane));
+        return opened.whenComplete((ch, error) -> {
+            if (error != null) {
+                channels.lanes.release(lane);
+                channels.openFailed();
+            }
+        });
+    }
+
+    /** The window (its closing area cleared, then registered) and the pinned staging of a channel. */
+    private static CompletableFuture<BlockChannel> make(ReactiveCommunicator shape, int producer, int consumer,
+                                                        ChannelLayout layout, OneSided rma, CommunicatorChannels channels,
+                                                        ChannelLanes.Lane lane) {
+        Communicator comm = shape.communicator();
+        Buffer memory = rma.allocate(layout.windowBytes());
+        Buffer pinned = null;
         CompletableFuture<Window> registered;
         try {
-            registered = comm.stream().fill(memory, 0, memory.byteSize())
-                    .thenCompose(v -> rma.register(memory, WindowFlag.COLL_SYMMETRIC));
+            pinned = comm.backend().allocatePinned(ChannelLink.pinnedBytes(layout));
+            // The producer reads the closing area after every credit, before any record may have landed: it must not
+            // hold an old record. (Slot headers are always written by the put a wait covers before they are read.)
+            // Cleared synchronously, before registration — a barrier, so no peer's record can land before the
+            // clearing — and not on the stream, where another channel's waits could hold it while the peers wait in
+            // the registration.
+            memory.write(layout.closingOffset(), new long[(int) (2 * ChannelLayout.WORD / Long.BYTES)]);
+            registered = rma.register(memory, WindowFlag.COLL_SYMMETRIC);
         } catch (RuntimeException e) {
             memory.close();
-            pinned.close();
+            if (pinned != null) pinned.close();
             throw e;
         }
+        Buffer staging = pinned;
         return registered.handle((window, error) -> {
             if (error != null) {
                 memory.close();
-                pinned.close();
+                staging.close();
                 throw Errors.unwrap(error);
             }
             try {
-                ChannelLink link = new ChannelLink(layout, rma, window, pinned);
-                return new BlockChannel(shape, producer, consumer, layout, link, memory);
+                ChannelLink link = new ChannelLink(layout, rma, window, staging, lane);
+                return new BlockChannel(shape, producer, consumer, layout, link, memory, channels);
             } catch (RuntimeException e) {
                 window.closeAsync().whenComplete((v, closeError) -> {
                     memory.close();
-                    pinned.close();
+                    staging.close();
                 });
                 throw e;
             }
@@ -147,7 +186,9 @@ public final class BlockChannel {
         return Mono.defer(() -> {
             Producer p = claimProducer();
             Flux.from(blocks).subscribe(p);
-            return Mono.fromFuture(p.done, true).doOnCancel(p::abandon);
+            // jccl's bridge: an error or an empty end reaches the subscriber without waiting for its demand (Reactive
+            // Streams 1.9: a rejected subscription signals onError after onSubscribe); Mono.fromFuture waits for it
+            return ReactiveModules.mono(shape, () -> p.done).doOnCancel(p::abandon);
         });
     }
 
@@ -157,66 +198,83 @@ public final class BlockChannel {
      * fails with {@link ChannelClosedException} if the producer failed or cancelled. Cancelling tells the producer.
      */
     public Flux<ReceivedBlock> receive() {
-        return Flux.create(sink -> claimConsumer().start(sink), FluxSink.OverflowStrategy.BUFFER);
+        return Flux.create(sink -> {
+            synchronized (lock) {
+                checkOpen("receive");
+                if (consumer == null) throw new InvalidUsageException("rank " + shape.rank() + " is not the channel's consumer");
+                channels.start(link.lane, producerRank == consumerRank, describe() + " consumer", consumer::claim,
+                        consumer.settled());
+                consumer.attach(sink);
+            }
+        }, FluxSink.OverflowStrategy.BUFFER);
     }
 
     private Producer claimProducer() {
         synchronized (lock) {
-            if (shape.rank() != producerRank) throw new InvalidUsageException("rank " + shape.rank() + " is not the channel's producer");
-            if (producer != null) throw new InvalidUsageException("the channel's producer side is already in use");
-            boolean self = producerRank == consumerRank;
-            producer = new Producer(link, consumerRank, self ? consumerSide() : null, lock);
-            if (self) consumerSide().pairWith(producer);
+            checkOpen("send");
+            if (producer == null) throw new InvalidUsageException("rank " + shape.rank() + " is not the channel's producer");
+            channels.start(link.lane, producerRank == consumerRank, describe() + " producer", producer::claim,
+                    producer.settled());
             return producer;
         }
     }
 
-    private Consumer claimConsumer() {
-        synchronized (lock) {
-            if (shape.rank() != consumerRank) throw new InvalidUsageException("rank " + shape.rank() + " is not the channel's consumer");
-            Consumer c = consumerSide();
-            if (c.started()) throw new InvalidUsageException("the channel's consumer side is already in use");
-            return c;
-        }
+    /** How this channel is named in messages about its sides. */
+    private String describe() {
+        return "the block channel " + producerRank + " -> " + consumerRank + " (signal " + link.lane.signalIndex()
+                + ", context " + link.lane.context() + ")'s";
     }
 
-    /** The consumer side, made on first use; on one rank it is made with the producer, which needs it. */
-    private Consumer consumerSide() {
-        if (consumer == null) consumer = new Consumer(link, producerRank, lock);
-        return consumer;
+    private void checkOpen(String what) {
+        if (closing != null) throw new InvalidUsageException("cannot " + what + " on " + this + ": it is closed");
     }
 
     /**
-     * Ends this rank's side of the channel, then deregisters the channel's window (collective: every rank closes) and
-     * frees its memory. A side still running ends first, as if its subscriber cancelled: {@link #send} or
-     * {@link #receive()} fails with {@link ChannelClosedException}, and blocks still held count as released.
-     * Idempotent.
+     * Ends this rank's sides of the channel; completes once they have ended the closing handshake with the peer, so
+     * that nothing of the channel is owed or awaited any more. Collective: every rank closes every channel, in the same
+     * order. May be called at any point: a side still running ends first, as if its subscriber cancelled
+     * ({@link #send} or {@link #receive()} fails with {@link ChannelClosedException}, and blocks still held count as
+     * released), and a side never used ends the same way, so that the peer's side gets its answer. The window is
+     * deregistered (a barrier of every rank) and its memory freed once every channel opened on the communicator has
+     * been closed, or with the communicator: a rank in that barrier could not answer a peer's channel. Idempotent.
      */
     public Mono<Void> close() {
         return ReactiveModules.mono(shape, this::closeAsync);
     }
 
     private CompletableFuture<Void> closeAsync() {
-        return settleSides().thenCompose(v -> link.window.closeAsync()).whenComplete((v, e) -> {
+        CompletableFuture<Void> settled;
+        synchronized (lock) {
+            if (closing != null) return closing;
+            closing = settled = settleSides();
+        }
+        channels.lanes.release(link.lane);
+        channels.closed(settled, () -> link.window.closeAsync().whenComplete((v, e) -> {
             memory.close();
             link.pinned.close();
-        });
+        }));
+        return settled;
     }
 
     /**
-     * Completes once this rank's sides ended the closing handshake. The window's deregistration is a barrier of every
-     * rank on the launch thread: a closing record or credit issued after it would queue behind it while the peer,
-     * still waiting for that signal, never reaches its own close.
+     * Ends this rank's sides and completes once they ended the closing handshake: nothing of the channel is owed or
+     * awaited any more. A side never used is taken now and ends the same way, so that the peer's side, waiting for
+     * blocks or credits, gets its answer. On one rank the consumer ends first: it stops the producer and waits for
+     * what was put.
      */
     private CompletableFuture<Void> settleSides() {
-        Producer p;
-        Consumer c;
+        CompletableFuture<Void> receiving = CompletableFuture.completedFuture(null);
+        CompletableFuture<Void> sending = CompletableFuture.completedFuture(null);
         synchronized (lock) {
-            p = producer;
-            c = consumer;
+            if (consumer != null) {
+                if (consumer.claim()) channels.live(link.lane, describe() + " consumer", consumer.settled());
+                receiving = consumer.close();
+            }
+            if (producer != null) {
+                if (producer.claim()) channels.live(link.lane, describe() + " producer", producer.settled());
+                sending = producer.close();
+            }
         }
-        CompletableFuture<Void> sending = p == null ? CompletableFuture.completedFuture(null) : p.close();
-        CompletableFuture<Void> receiving = c == null ? CompletableFuture.completedFuture(null) : c.close();
         return CompletableFuture.allOf(sending, receiving);
     }
 
@@ -224,8 +282,8 @@ public final class BlockChannel {
     public String toString() {
         synchronized (lock) {
             return "BlockChannel[" + producerRank + " -> " + consumerRank + ", " + layout.slots() + " x "
-                    + layout.blockBytes() + " bytes" + (producer == null ? "" : ", " + producer)
-                    + (consumer == null ? "" : ", " + consumer) + "]";
+                    + layout.blockBytes() + " bytes, signal " + link.lane.signalIndex() + " context " + link.lane.context()
+                    + (producer == null ? "" : ", " + producer) + (consumer == null ? "" : ", " + consumer) + "]";
         }
     }
 }

@@ -12,17 +12,24 @@ import reactor.core.publisher.FluxSink;
  * Releases are credited back in sequence order, one signal each, after the work issued before them. When the last
  * header arrives it waits for the fillers after it, and once every block was released it sends its closing record
  * (FIN); if its subscriber cancels first, a CANCEL record, after which it keeps waiting, ignoring data, until the
- * producer's acknowledgement and its fillers.
+ * producer's acknowledgement and its fillers. A side closed without ever being subscribed cancels the same way, so
+ * that the producer, waiting for credits or closing, gets its answer.
+ *
+ * <p>On one rank (the producer is {@link #local}) it waits only for puts already issued, and when it cancels or
+ * closes it stops the producer and waits, in one wait, for every signal the producer put and it has not waited for
+ * yet: nothing more is put, so nothing is left on the stream or the counters.
  */
 final class Consumer {
     private final ChannelLink link;
     private final int producer;
     private final Object lock;
     private final int slots;
-    private final boolean self;
     private @Nullable Producer local;
+    /** The subscriber's sink while it receives; dropped once the stream ended or was cancelled (Reactive Streams 3.13). */
     private @Nullable FluxSink<ReceivedBlock> sink;
 
+    /** Whether {@code receive} took this side, or a close that ends it unused. */
+    private boolean started;
     private long waitsIssued;
     private long headersRead;
     private long released;
@@ -40,22 +47,14 @@ final class Consumer {
     Consumer(ChannelLink link, int producer, Object lock) {
         this.link = link;
         this.producer = producer;
-        this.self = producer == link.rma.communicator().rank();
         this.lock = lock;
         this.slots = link.layout.slots();
     }
 
     /** Both sides on one rank: credits are counted on the host instead of signalled. */
-    void pairWith(Producer producer) {
+    void pairWith(Producer producerSide) {
         synchronized (lock) {
-            this.local = producer;
-        }
-        pump();
-    }
-
-    boolean started() {
-        synchronized (lock) {
-            return sink != null;
+            this.local = producerSide;
         }
     }
 
@@ -65,11 +64,27 @@ final class Consumer {
         }
     }
 
-    void start(FluxSink<ReceivedBlock> sink) {
+    /** Takes this side (for {@code receive}, or for a close that ends it unused); false if it was taken already. */
+    boolean claim() {
         synchronized (lock) {
-            this.sink = sink;
+            if (started) return false;
+            started = true;
+            return true;
         }
-        sink.onCancel(this::cancel);
+    }
+
+    /** Completes once no signal of this side is owed or awaited any more. */
+    CompletableFuture<Void> settled() {
+        return settled;
+    }
+
+    /** Starts receiving into {@code subscriber}'s sink; the side was claimed for it. */
+    void attach(FluxSink<ReceivedBlock> subscriber) {
+        synchronized (lock) {
+            this.sink = subscriber;
+        }
+        subscriber.onCancel(this::cancel);
+        if (subscriber.isCancelled()) cancel(); // cancelled before the callback was set: it was not called
         pump();
     }
 
@@ -77,7 +92,6 @@ final class Consumer {
     void pump() {
         synchronized (lock) {
             if (sink == null || ended || cancelled) return;
-            if (self && local == null) return; // on one rank, waits follow the producer's puts
             long limit = released + slots;
             if (local != null) limit = Math.min(limit, local.sent());
             while (waitsIssued < limit) issueWait();
@@ -98,6 +112,7 @@ final class Consumer {
                 return;
             }
             headersRead++;
+            if (local != null && closed) return; // one rank, gone: its last wait consumed whatever is left
             ByteBuffer h = link.host(ChannelLink.HEADERS, j);
             long sequence = h.getLong(0);
             long length = h.getLong(8);
@@ -112,7 +127,8 @@ final class Consumer {
                 }
                 return;
             }
-            if (ended) return; // a filler: the slot holds nothing new
+            FluxSink<ReceivedBlock> s = sink;
+            if (ended || s == null) return; // a filler: the slot holds nothing new
             if (sequence != j) {
                 end(new ChannelClosedException("block " + j + " expected, but its slot holds block " + sequence
                         + ": the channel's protocol was broken"));
@@ -123,14 +139,15 @@ final class Consumer {
                 // The closing record goes out before the subscriber learns of the end: whatever it issues next (a
                 // close, a collective) is ordered after the record the producer waits for.
                 ended = true;
+                sink = null;
                 maybeFin();
-                sink.complete();
+                s.complete();
             } else if ((flags & (ChannelLayout.FAILED | ChannelLayout.CANCELLED)) != 0) {
                 end(new ChannelClosedException((flags & ChannelLayout.FAILED) != 0 ? "the producer failed"
                         : "the producer cancelled"));
             } else {
                 emitted++;
-                sink.next(new ReceivedBlock(j, link.window.buffer().slice(link.layout.slotOffset(j) + ChannelLayout.HEADER,
+                s.next(new ReceivedBlock(j, link.window.buffer().slice(link.layout.slotOffset(j) + ChannelLayout.HEADER,
                         length), this));
                 pump();
             }
@@ -148,8 +165,10 @@ final class Consumer {
         if (ended) return;
         ended = true;
         released = Math.max(released, emitted);
+        FluxSink<ReceivedBlock> s = sink;
+        sink = null;
         maybeFin();
-        if (sink != null) sink.error(error);
+        if (s != null) s.error(error);
     }
 
     void release(long sequence) {
@@ -167,7 +186,8 @@ final class Consumer {
             pump();
             maybeFin();
         }
-        if (local != null) local.maybeRequest();
+        Producer p = local;
+        if (p != null) p.maybeRequest();
     }
 
     private void maybeFin() {
@@ -177,16 +197,11 @@ final class Consumer {
     /** The subscriber went away before the end: tell the producer, then wait out its acknowledgement. */
     private void cancel() {
         synchronized (lock) {
+            sink = null;
             if (closed || ended) return;
             cancelled = true;
             if (local != null) {
-                // One rank: stop the producer, then consume the signals of the puts it already issued.
-                local.consumerCancelled();
-                long owed = local.sent() - waitsIssued;
-                if (owed > 0) link.run(link.await(producer, Math.toIntExact(owed)));
-                waitsIssued += Math.max(0, owed);
-                closed = true;
-                settled.complete(null);
+                leave(new ChannelClosedException("the consumer cancelled"));
                 return;
             }
             sendClosing(ChannelLayout.CANCEL);
@@ -195,34 +210,58 @@ final class Consumer {
     }
 
     /**
+     * One rank: stops the producer (nothing more is put), then waits in one wait for every signal it put that no
+     * wait of this side covers yet. Every one of them was issued before this wait on the shared stream, so it passes.
+     */
+    private void leave(ChannelClosedException why) {
+        Producer p = local;
+        closed = true;
+        if (p != null) {
+            p.consumerGone(why);
+            long owed = p.sent() - waitsIssued;
+            if (owed > 0) link.run(link.await(producer, owed));
+            waitsIssued += Math.max(0, owed);
+        }
+        settled.complete(null);
+    }
+
+    /**
      * Settles this side before the channel's window is deregistered (a barrier of every rank, after which nothing this
      * side issues reaches the producer): a stream still running ends as if cancelled, with
-     * {@link ChannelClosedException}; blocks still held count as released. Completes once the closing record and
-     * credits were issued and, after a cancel, the producer's acknowledgement was awaited.
+     * {@link ChannelClosedException}; blocks still held count as released; a side never subscribed cancels, so that
+     * the producer gets its answer. Completes once the closing record and credits were issued and, after a cancel, the
+     * producer's acknowledgement was awaited.
      */
     CompletableFuture<Void> close() {
+        FluxSink<ReceivedBlock> receiving = null;
         synchronized (lock) {
-            if (sink == null) return CompletableFuture.completedFuture(null);
-            if (!ended && !cancelled) {
+            if (sink == null && !ended && !cancelled) {
+                cancel(); // never subscribed
+            } else if (!ended && !cancelled) {
+                receiving = sink;
                 cancel();
-                released = Math.max(released, emitted); // on one rank, frees the slots a last header may wait for
-                sink.error(new ChannelClosedException("the channel was closed while its consumer received"));
+                released = Math.max(released, emitted);
             } else if (ended && !closed) {
                 released = Math.max(released, emitted);
-                maybeFin();
+                if (local != null) leave(new ChannelClosedException("the channel was closed"));
+                else maybeFin();
             }
         }
-        if (local != null) local.maybeRequest();
+        if (receiving != null) receiving.error(new ChannelClosedException("the channel was closed while its consumer received"));
+        Producer p = local;
+        if (p != null) p.maybeRequest();
         return settled;
     }
 
     /** The closing record, then {@code slots} spare credits for the producer's credit waits already issued. */
     private void sendClosing(long kind) {
-        closed = true;
         if (local != null) {
-            settled.complete(null);
+            // After the producer's last header this changes nothing on the producer's side; before it (a broken
+            // protocol) it stops the producer, whose signals nobody would wait for.
+            leave(new ChannelClosedException("the consumer ended before the producer's last block"));
             return;
         }
+        closed = true;
         ByteBuffer r = link.host(ChannelLink.RECORDS, 0);
         r.putLong(0, kind).putLong(8, waitsIssued).putLong(16, creditsSent)
                 .putLong(24, ChannelLayout.check(kind, waitsIssued, creditsSent));
@@ -236,9 +275,9 @@ final class Consumer {
     @Override
     public String toString() {
         synchronized (lock) {
-            return "consumer[waitsIssued=" + waitsIssued + ", headersRead=" + headersRead + ", emitted=" + emitted
-                    + ", released=" + released + ", creditsSent=" + creditsSent + ", ended=" + ended + ", cancelled="
-                    + cancelled + ", closed=" + closed + ", acknowledged=" + acknowledged + "]";
+            return "consumer[started=" + started + ", waitsIssued=" + waitsIssued + ", headersRead=" + headersRead
+                    + ", emitted=" + emitted + ", released=" + released + ", creditsSent=" + creditsSent + ", ended="
+                    + ended + ", cancelled=" + cancelled + ", closed=" + closed + ", acknowledged=" + acknowledged + "]";
         }
     }
 }

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Buffer;
-import org.jccl.core.Work;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.module.StreamOperation;
 import org.jspecify.annotations.Nullable;
@@ -24,15 +23,28 @@ import reactor.core.publisher.BaseSubscriber;
  * consumer answers with a closing record (FIN, or CANCEL if it stopped early) followed by {@code slots} spare
  * credits, which covers every credit wait already issued; the producer then waits for the credits still owed, and
  * acknowledges a CANCEL with a last header and its fillers.
+ *
+ * <p>On one rank (the consumer is {@link #local}) nothing may wait on the stream for a signal not yet issued: the
+ * stream is shared, so the wait would hold the signal behind it forever. Credits are counted on the host instead (a
+ * slot is reused once its block was released), the consumer waits only for puts already issued, the last header is
+ * the last signal, and once the consumer went away nothing more is put.
  */
 final class Producer extends BaseSubscriber<Buffer> {
     private final ChannelLink link;
     private final int consumer;
-    private final @Nullable Consumer local;
     private final Object lock;
     private final int slots;
+    private @Nullable Consumer local;
+    /** The send's result: the blocks sent, once the consumer confirmed the end. */
     final CompletableFuture<Long> done = new CompletableFuture<>();
+    /**
+     * Completes once nothing more of this side is issued, just before {@link #done}: whoever waits for the result (to
+     * start another channel, say) finds this side no longer live.
+     */
+    private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
+    /** Whether {@code send} took this side, or a close that ends it unused. */
+    private boolean claimed;
     private long granted;
     private long sent;
     private long blocks;
@@ -44,15 +56,43 @@ final class Producer extends BaseSubscriber<Buffer> {
     private long creditWaits;
     private int recordsPending;
     private boolean terminal;
+    /**
+     * The last header (END, FAILED, CANCELLED) was put: from now on a credit wait that finds no closing record is
+     * followed by another, until the record comes. Not before: a credit wait issued while the last header still
+     * waits for its pinned record would take the credit that header needs, and the record comes only after it.
+     */
+    private boolean lastHeaderOut;
     private boolean closing;
+    /** One rank: the consumer cancelled or closed, and waited for every signal already put; nothing more is put. */
+    private boolean consumerGone;
     private @Nullable Throwable failure;
 
-    Producer(ChannelLink link, int consumer, @Nullable Consumer local, Object lock) {
+    Producer(ChannelLink link, int consumer, Object lock) {
         this.link = link;
         this.consumer = consumer;
-        this.local = local;
         this.lock = lock;
         this.slots = link.layout.slots();
+    }
+
+    /** Both sides on one rank: credits are counted on the host, and the handshake is not needed. */
+    void pairWith(Consumer consumerSide) {
+        synchronized (lock) {
+            this.local = consumerSide;
+        }
+    }
+
+    /** Takes this side (for {@code send}, or for a close that ends it unused); false if it was taken already. */
+    boolean claim() {
+        synchronized (lock) {
+            if (claimed) return false;
+            claimed = true;
+            return true;
+        }
+    }
+
+    /** Completes once this side's handshake ended, however the send ended: nothing more of it is issued. */
+    CompletableFuture<Void> settled() {
+        return settled;
     }
 
     /** Data signals issued to the consumer so far (a consumer on this rank waits only for those). */
@@ -81,10 +121,10 @@ final class Producer extends BaseSubscriber<Buffer> {
             try {
                 send(block, 0, true);
             } catch (RuntimeException e) {
+                // the block cannot be copied (closed by its owner, on another device): nothing was issued for it
                 failure = e;
                 cancel();
-                terminal = true;
-                done.completeExceptionally(e);
+                end(ChannelLayout.FAILED);
             }
         }
     }
@@ -110,14 +150,16 @@ final class Producer extends BaseSubscriber<Buffer> {
     }
 
     /**
-     * Settles this side before the channel's window is deregistered: a send still running is stopped as if its
-     * result were cancelled. Completes when the closing handshake has ended, however the send ended.
+     * Settles this side before the channel's window is deregistered: a send still running is stopped as if its result
+     * were cancelled, and a side never used sends a last header all the same, so that a consumer waiting for blocks
+     * (or closing) gets its answer. Completes when the closing handshake has ended, however the send ended.
      */
     CompletableFuture<Void> close() {
         synchronized (lock) {
-            if (!terminal) stop(new ChannelClosedException("the channel was closed while its producer sent"));
+            if (!terminal) stop(new ChannelClosedException(granted == 0 ? "the channel was closed before its producer sent"
+                    : "the channel was closed while its producer sent"));
         }
-        return done.handle((blocks, error) -> null);
+        return settled;
     }
 
     private void stop(ChannelClosedException why) {
@@ -128,15 +170,22 @@ final class Producer extends BaseSubscriber<Buffer> {
         }
     }
 
-    /** The consumer on this rank cancelled: stop taking blocks; it consumes the signals already sent. */
-    void consumerCancelled() {
+    /**
+     * One rank: the consumer cancelled, closed or ended, and waits for every signal put so far. Nothing more is put (a
+     * last header still waiting for its slot is dropped), and a send whose last header is not out fails with
+     * {@code why}.
+     */
+    void consumerGone(ChannelClosedException why) {
         synchronized (lock) {
-            if (terminal) return;
+            consumerGone = true;
+            boolean lastHeaderDropped = !waitingForRecord.isEmpty();
+            waitingForRecord.clear();
+            if (terminal && !lastHeaderDropped) return; // its last header is out: the send finishes with its put
             terminal = true;
             closing = true;
             cancel();
-            if (failure == null) failure = new ChannelClosedException("the consumer cancelled");
-            done.completeExceptionally(failure);
+            if (failure == null) failure = why;
+            conclude(failure);
         }
     }
 
@@ -145,8 +194,12 @@ final class Producer extends BaseSubscriber<Buffer> {
         if (terminal) return;
         terminal = true;
         whenRecordFree(() -> {
-            Work last = send(null, flags, true);
-            Work filled = fillers();
+            // The consumer's closing record came first (a CANCEL read while this header waited for its pinned
+            // record): every credit is settled, and the acknowledgement queued after this says all that is left.
+            if (closing) return;
+            CompletableFuture<Void> last = send(null, flags, true);
+            lastHeaderOut = true;
+            CompletableFuture<Void> filled = fillers();
             if (filled != null) last = filled;
             if (local != null) {
                 last.whenComplete((v, e) -> finish(e));
@@ -162,7 +215,7 @@ final class Producer extends BaseSubscriber<Buffer> {
      * header it tops its waits up to exactly that many, so both sides' counts meet. Null on one rank, where the
      * consumer waits only for puts already issued.
      */
-    private @Nullable Work fillers() {
+    private @Nullable CompletableFuture<Void> fillers() {
         if (local != null || slots == 1) return null;
         sent += slots - 1;
         return link.signals(consumer, slots - 1);
@@ -193,20 +246,22 @@ final class Producer extends BaseSubscriber<Buffer> {
      * One block (or a last header when {@code block} is null) into the next slot, after a credit for it unless this
      * is the acknowledgement of a cancel, whose slots nobody reads any more.
      */
-    private Work send(@Nullable Buffer block, long flags, boolean credited) {
-        long i = sent++;
-        if (credited && local == null && i >= slots) creditStep();
+    private CompletableFuture<Void> send(@Nullable Buffer block, long flags, boolean credited) {
+        long i = sent;
         long length = block == null ? 0 : block.byteSize();
+        long slot = link.layout.slotOffset(i);
+        StreamOperation copy = block == null ? null : link.copyIn(block, i); // may throw: before anything changed
+        sent++;
+        if (credited && local == null && i >= slots) creditStep();
         long record = staged++;
         ByteBuffer header = link.host(ChannelLink.HEADERS, record);
         header.putLong(0, i).putLong(8, length).putLong(16, flags);
-        long slot = link.layout.slotOffset(i);
         StreamOperation stage = link.toWindow(ChannelLink.HEADERS, record, slot, 24);
         StreamOperation put = link.put(slot, slot, ChannelLayout.HEADER + length, consumer);
-        Work work;
-        if (block != null) {
+        CompletableFuture<Void> work;
+        if (copy != null) {
             blocks++;
-            work = link.run(stage, link.copyIn(block, i), put);
+            work = link.run(stage, copy, put);
         } else {
             work = link.run(stage, put);
         }
@@ -239,28 +294,28 @@ final class Producer extends BaseSubscriber<Buffer> {
             boolean complete = (kind == ChannelLayout.FIN || kind == ChannelLayout.CANCEL)
                     && r.getLong(24) == ChannelLayout.check(kind, waits, credits);
             if (complete) {
-                close(kind, waits, credits);
-            } else if (terminal && recordsPending == 0) {
+                close(kind, credits);
+            } else if (lastHeaderOut && recordsPending == 0) {
                 creditStep();
             }
         }
     }
 
     /** The consumer's closing record arrived: settle the counters and finish. */
-    private void close(long kind, long waits, long credits) {
+    private void close(long kind, long credits) {
         closing = true;
         if (kind == ChannelLayout.CANCEL && failure == null) failure = new ChannelClosedException("the consumer cancelled");
         if (!terminal) {
             terminal = true;
             cancel();
         }
-        Work last = null;
+        CompletableFuture<Void> last = null;
         long owed = credits + 1 + slots - creditWaits;
-        if (owed > 0) last = link.run(link.await(consumer, Math.toIntExact(owed)));
+        if (owed > 0) last = link.run(link.await(consumer, owed));
         creditWaits += Math.max(0, owed);
-        Work settled = last;
+        CompletableFuture<Void> settled = last;
         whenRecordFree(() -> {
-            Work end = settled;
+            CompletableFuture<Void> end = settled;
             if (kind == ChannelLayout.CANCEL) {
                 send(null, ChannelLayout.ACK, false);
                 end = fillers();
@@ -300,28 +355,41 @@ final class Producer extends BaseSubscriber<Buffer> {
         request(n);
     }
 
+    /**
+     * A step failed: the communicator failed (or was closed under the channel), so nothing more can be settled with
+     * the peer; the send fails with the step's error, and nothing more is issued.
+     */
     private void fail(Throwable error) {
         if (failure == null) failure = error;
         terminal = true;
         closing = true;
+        waitingForRecord.clear();
         cancel();
-        done.completeExceptionally(error);
+        conclude(error);
     }
 
     private void finish(@Nullable Throwable error) {
         synchronized (lock) {
             if (error != null && failure == null) failure = error;
-            if (failure != null) done.completeExceptionally(failure);
-            else done.complete(blocks);
+            conclude(failure);
         }
+    }
+
+    /** This side settled: it issues nothing more. Then the send's result, with {@code error} or the blocks sent. */
+    private void conclude(@Nullable Throwable error) {
+        settled.complete(null);
+        if (error != null) done.completeExceptionally(error);
+        else done.complete(blocks);
     }
 
     @Override
     public String toString() {
         synchronized (lock) {
-            return "producer[sent=" + sent + ", blocks=" + blocks + ", staged=" + staged + ", putsDone=" + putsDone
-                    + ", granted=" + granted + ", creditWaits=" + creditWaits + ", recordsPending=" + recordsPending
-                    + ", terminal=" + terminal + ", closing=" + closing + ", waitingForRecord=" + waitingForRecord.size() + "]";
+            return "producer[claimed=" + claimed + ", sent=" + sent + ", blocks=" + blocks + ", staged=" + staged
+                    + ", putsDone=" + putsDone + ", granted=" + granted + ", creditWaits=" + creditWaits
+                    + ", recordsPending=" + recordsPending + ", terminal=" + terminal + ", lastHeaderOut=" + lastHeaderOut
+                    + ", closing=" + closing
+                    + ", consumerGone=" + consumerGone + ", waitingForRecord=" + waitingForRecord.size() + "]";
         }
     }
 }

@@ -23,7 +23,10 @@ suspend fun BlockChannel.send(blocks: Flow<Buffer>): Long = send(blocks.asPublis
 /** [BlockChannel.receive] as a [Flow]: each block once its data arrived; release it when done with it. */
 fun BlockChannel.receiveFlow(): Flow<ReceivedBlock> = receive().asFlow()
 
-/** [BlockChannel.close]: collective deregistration of the channel's window. */
+/**
+ * [BlockChannel.close]: ends this rank's sides and suspends until they have settled with the peer; collective, every
+ * rank closes every channel in the same order (the window is deregistered once every channel of the communicator is).
+ */
 suspend fun BlockChannel.closeChannel() {
     close().awaitSingleOrNull()
 }

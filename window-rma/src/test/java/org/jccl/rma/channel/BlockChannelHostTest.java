@@ -138,6 +138,23 @@ class BlockChannelHostTest {
         closeAll(ch);
     }
 
+    /**
+     * One slot: upstream completes while the last block's put still holds the one pinned record, so the last header
+     * waits for it. A credit wait that looked for the consumer's closing record in the meantime took the credit the
+     * last header needed, and the record never came (found by ChannelChaosTest).
+     */
+    @Test
+    void aOneSlotChannelEndsWhileItsLastHeaderWaitsForItsPinnedRecord() throws Exception {
+        comms = backend.initAll(2).get(30, TimeUnit.SECONDS);
+        for (int round = 0; round < 5; round++) {
+            List<BlockChannel> ch = Flux.fromIterable(comms).map(ReactiveCommunicator::of)
+                    .flatMapSequential(c -> BlockChannel.open(c, 0, 1, 1, 4096)).collectList().block(LIMIT);
+            checkDelivery(ch, 3 + round, 1, Duration.ZERO);
+            closeAll(ch);
+        }
+        communicatorStillWorks();
+    }
+
     @Test
     void oneRankPutsIntoItsOwnWindow() throws Exception {
         List<BlockChannel> ch = open(1, 4, 4096);
