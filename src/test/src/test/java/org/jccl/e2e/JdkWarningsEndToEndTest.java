@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -74,7 +72,7 @@ class JdkWarningsEndToEndTest {
     private void quickStartWithClassPath(int feature, Path home) throws Exception {
         List<String> command = List.of(java(feature, home), "--enable-native-access=ALL-UNNAMED", "-Dquickstart.ranks=2",
                 "-cp", System.getProperty("java.class.path"), QuickStart.class.getName());
-        assertClean(run(command), "all results correct");
+        assertClean(HostProgram.run(work, command), "all results correct");
     }
 
     private void quickStartAsJar(int feature, Path home) throws Exception {
@@ -89,14 +87,14 @@ class JdkWarningsEndToEndTest {
         try (OutputStream out = Files.newOutputStream(jar); JarOutputStream ignored = new JarOutputStream(out, manifest)) {
             // only the manifest: the classes come from its Class-Path
         }
-        assertClean(run(List.of(java(feature, home), "-Dquickstart.ranks=2", "-jar", jar.toString())), "all results correct");
+        assertClean(HostProgram.run(work, List.of(java(feature, home), "-Dquickstart.ranks=2", "-jar", jar.toString())), "all results correct");
     }
 
     private void twoRanksUnderTheLauncher(int feature, Path home) throws Exception {
         List<String> command = List.of(java(feature, home), "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), Launcher.class.getName(), "--nproc", "2", "--",
                 BarrierRankMain.class.getName());
-        String output = run(command);
+        String output = HostProgram.run(work, command);
         assertClean(output, "rank 0 ok");
         assertTrue(output.contains("rank 1 ok"), output);
     }
@@ -112,21 +110,6 @@ class JdkWarningsEndToEndTest {
         List<String> warnings = output.lines().filter(l -> l.contains("WARNING:")).toList();
         assertEquals(List.of(), warnings, output);
         assertTrue(output.contains(success), output);
-    }
-
-    /** Runs {@code command} with the host backend, stdout and stderr together; fails unless it exits 0 within 3 minutes. */
-    private String run(List<String> command) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().put("JCCL_BACKEND", "host");
-        Path log = Files.createTempFile(work, "out", ".txt");
-        pb.redirectOutput(log.toFile());
-        Process p = pb.start();
-        boolean ended = p.waitFor(3, TimeUnit.MINUTES);
-        if (!ended) p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertTrue(ended, "still running after 3 minutes: " + String.join(" ", command) + "\n" + output);
-        assertEquals(0, p.exitValue(), output);
-        return output;
     }
 
     /** Every JDK of 17 or newer under /usr/lib/jvm, by feature version (links to one JDK counted once). */
