@@ -47,6 +47,11 @@ public final class JcclSettings {
     public static final Setting CUDA_INCLUDE = new Setting("jccl.cuda.include", "JCCL_CUDA_INCLUDE", "");
     /** Where compiled kernels are cached per device architecture; {@code none} keeps them in memory only. */
     public static final Setting KERNEL_CACHE = new Setting("jccl.kernel.cache", "JCCL_KERNEL_CACHE", "~/.cache/jccl/kernels");
+    /**
+     * Where NCCL's (or RCCL's) own log goes: {@code stdout} (the library's default, or {@code NCCL_DEBUG_FILE}) or
+     * {@code slf4j}, the SLF4J logger {@code nccl} at NCCL's levels, through a pipe ({@code NCCL_DEBUG=WARN} unless set).
+     */
+    public static final Setting NCCL_LOG = new Setting("jccl.nccl.log", "JCCL_NCCL_LOG", "stdout");
     /** Default work timeout ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
     public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
     /**
@@ -191,7 +196,7 @@ public final class JcclSettings {
 
     /** All settings, for the start-up log line and the README. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE,
+            CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE, NCCL_LOG,
             TIMEOUT, STALL_REPORT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,

@@ -54,6 +54,7 @@ final class NativeLibrary {
         long ctx;
         try {
             NcclEnvironment.apply(); // before dlopen: NCCL may read its variables as it loads
+            NcclLogBridge.applyIfAsked(); // after: a NCCL_DEBUG_FILE the user set wins
             ctx = NativeApi.jn_open(kind == BackendKind.RCCL ? 1 : 0, ncclCandidates, runtimeCandidates, error, error.length);
         } catch (UnsatisfiedLinkError e) {
             throw new LibraryUnavailableException("jccl's JNI library could not be loaded for this platform: " + e.getMessage());
