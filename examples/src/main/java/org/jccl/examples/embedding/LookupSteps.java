@@ -1,5 +1,6 @@
 package org.jccl.examples.embedding;
 
+import io.micrometer.observation.Observation;
 import java.time.Duration;
 import java.util.Arrays;
 import org.jccl.core.Backend;
@@ -60,6 +61,11 @@ final class LookupSteps extends OrderedSteps<LookupRequest> {
     @Override
     protected void fail(LookupRequest request, Throwable error) {
         request.fail(error);
+    }
+
+    @Override
+    protected @Nullable Observation observation(LookupRequest request) {
+        return request.observation();
     }
 
     @Override

@@ -1,6 +1,8 @@
 package org.jccl.examples.inference;
 
+import io.micrometer.observation.Observation;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
@@ -68,6 +70,13 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     @Override
     protected void fail(List<InferRequest> batch, Throwable error) {
         for (InferRequest r : batch) r.fail(error);
+    }
+
+    /** A batch serves several requests, but a step has one parent: the first request still waiting. */
+    @Override
+    protected @Nullable Observation observation(List<InferRequest> batch) {
+        return batch.stream().filter(r -> !r.isAbandoned()).map(InferRequest::observation).filter(Objects::nonNull)
+                .findFirst().orElse(null);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.jccl.examples.serving;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import java.util.Arrays;
 import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
@@ -17,7 +19,8 @@ import reactor.core.scheduler.Scheduler;
  * sequence number), so only rank 0 decides what comes next and tells the others before anything else of the step: no
  * interleaving of concurrent requests can make ranks issue in different orders. Every signal and buffer access runs on
  * one single-threaded {@code steps} scheduler — never on jccl's event thread (a buffer read from a GPU is a blocking
- * copy) nor on an HTTP thread.
+ * copy) nor on an HTTP thread. Rank 0's step runs with its work's observation ({@link #observation}) in its Reactor
+ * context, so the step's operations are observed as that request's children.
  *
  * @param <W> rank 0's unit of work per step (a request, a batch)
  */
@@ -48,7 +51,7 @@ public abstract class OrderedSteps<W> implements AutoCloseable {
      */
     public Mono<Void> lead(Flux<W> work) {
         return work.publishOn(steps, 1)
-                .concatMap(w -> skip(w) ? Mono.empty() : step(w).doOnError(e -> fail(w, e)), 1)
+                .concatMap(w -> skip(w) ? Mono.empty() : traced(step(w), observation(w)).doOnError(e -> fail(w, e)), 1)
                 .then(Mono.defer(() -> step(null)))
                 .then();
     }
@@ -84,6 +87,13 @@ public abstract class OrderedSteps<W> implements AutoCloseable {
 
     /** {@code work}'s step failed. */
     protected abstract void fail(W work, Throwable error);
+
+    /** The observation {@code work}'s step reports to (its operations become its children), or null. */
+    protected abstract @Nullable Observation observation(W work);
+
+    private static <T> Mono<T> traced(Mono<T> step, @Nullable Observation parent) {
+        return parent == null ? step : step.contextWrite(ctx -> ctx.put(ObservationThreadLocalAccessor.KEY, parent));
+    }
 
     /** One step; {@code work} is rank 0's (null on the others, and for rank 0's stop step). Emits "continue". */
     private Mono<Boolean> step(@Nullable W work) {

@@ -1,6 +1,8 @@
 package org.jccl.examples.serving;
 
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.ObservationTextPublisher;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -16,6 +18,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jccl.core.Communicator;
 import org.jccl.core.metrics.JcclMetrics;
+import org.jccl.core.observation.JcclObservations;
 import org.jccl.examples.bench.LatencyPlot;
 import org.jccl.examples.bench.LoadGenerator;
 import org.jspecify.annotations.Nullable;
@@ -38,7 +41,10 @@ import reactor.netty.http.server.HttpServerRoutes;
  * with another method, see {@link ServiceRoutes}), abandoning requests whose
  * client went away or timed out; and serves {@code GET /health}, {@code GET /metrics} (Prometheus text: jccl's
  * operation meters and the service's {@code <name>_requests_seconds{outcome=...}}) and {@code POST /shutdown}
- * (finish the accepted requests, then end the stream so the step loop stops every rank).
+ * (finish the accepted requests, then end the stream so the step loop stops every rank). Each submitted request is a
+ * Micrometer observation ({@code jccl.http.request}) whose children are its step's jccl operations; {@code --trace
+ * stdout} prints them (Micrometer's text publisher), and an application passes its own registry (with a tracer) to the
+ * constructor. Without either, nothing is observed.
  *
  * @param <R> the service's request
  */
@@ -52,11 +58,24 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
     private volatile boolean stopping;
     private volatile boolean failed;
     private @Nullable FluxSink<R> requests;
+    private final @Nullable ObservationRegistry observations;
 
-    /** A front named {@code name} (the prefix of its meters and output lines). */
+    /** A front named {@code name} (the prefix of its meters and output lines); {@code --trace stdout} prints its spans. */
     public RankZeroFront(String name, ServiceOptions options) {
+        this(name, options, "stdout".equals(options.flag("--trace")) ? printing() : null);
+    }
+
+    /** A front whose requests and their operations are observed in {@code observations} (null: not observed). */
+    public RankZeroFront(String name, ServiceOptions options, @Nullable ObservationRegistry observations) {
         this.name = name;
         this.options = options;
+        this.observations = observations;
+    }
+
+    private static ObservationRegistry printing() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationTextPublisher(System.out::println));
+        return registry;
     }
 
     /** The request timeout when the request names none. */
@@ -84,6 +103,7 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
                 .onErrorResume(e -> Mono.empty())
                 .cache();
         loop.subscribe();
+        JcclObservations observed = observations == null ? null : JcclObservations.register(observations);
         try (JcclMetrics metrics = new JcclMetrics()) {
             metrics.bindTo(registry);
             DisposableServer server = HttpServer.create().host("127.0.0.1").port(options.port())
@@ -102,6 +122,8 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
             server.disposeNow(Duration.ofSeconds(10));
             System.out.println(name + ": stopped after " + served.get() + " requests" + (failed ? " (communicator failed)" : ""));
             return !failed;
+        } finally {
+            if (observed != null) observed.close();
         }
     }
 
@@ -132,14 +154,15 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
      */
     public <T> Mono<Void> submit(HttpServerResponse res, long startNanos, R request, Mono<T> answer, Duration timeout,
                                  Function<T, String> format) {
+        if (observations != null) request.observe(observations, name);
         synchronized (this) { // with shutdown(): a request is either queued before the stream completes, or refused
             FluxSink<R> sink = requests;
             if (failed || stopping || sink == null) {
-                return reject(res, startNanos, "unavailable", 503, failed ? "the service is down" : "the service is stopping");
+                return refuse(res, startNanos, request, "unavailable", 503, failed ? "the service is down" : "the service is stopping");
             }
             if (inFlight.incrementAndGet() > options.maxInFlight()) {
                 inFlight.decrementAndGet();
-                return reject(res, startNanos, "busy", 429, "more than " + options.maxInFlight() + " requests in flight");
+                return refuse(res, startNanos, request, "busy", 429, "more than " + options.maxInFlight() + " requests in flight");
             }
             sink.next(request);
         }
@@ -147,18 +170,20 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
                 .flatMap(value -> {
                     served.incrementAndGet();
                     record(startNanos, "ok");
+                    request.endObservation("ok");
                     return res.status(200).header("Content-Type", "application/json").sendString(Mono.just(format.apply(value))).then();
                 })
                 .onErrorResume(TimeoutException.class, e -> {
                     request.abandon();
-                    return reject(res, startNanos, "timeout", 504, "no answer within " + timeout.toMillis() + " ms");
+                    return refuse(res, startNanos, request, "timeout", 504, "no answer within " + timeout.toMillis() + " ms");
                 })
-                .onErrorResume(e -> reject(res, startNanos, "unavailable", 503, String.valueOf(e.getMessage())))
+                .onErrorResume(e -> refuse(res, startNanos, request, "unavailable", 503, String.valueOf(e.getMessage())))
                 .doFinally(signal -> {
                     inFlight.decrementAndGet();
                     if (signal == SignalType.CANCEL) { // the client went away
                         request.abandon();
                         record(startNanos, "cancelled");
+                        request.endObservation("cancelled");
                     }
                 });
     }
@@ -167,6 +192,11 @@ public final class RankZeroFront<R extends PendingRequest<?>> {
     public Mono<Void> reject(HttpServerResponse res, long startNanos, String outcome, int status, String message) {
         record(startNanos, outcome);
         return text(res, status, message);
+    }
+
+    private Mono<Void> refuse(HttpServerResponse res, long startNanos, R request, String outcome, int status, String message) {
+        request.endObservation(outcome);
+        return reject(res, startNanos, outcome, status, message);
     }
 
     private static Mono<Void> text(HttpServerResponse res, int status, String body) {
