@@ -313,17 +313,24 @@ public final class CommunicatorState {
                 return;
             }
             boolean queued = launchQueue.submit(() -> {
+                Throwable failed = null;
                 try {
                     if (!revoked) driverComm.finalizeComm();
                     driverComm.destroy();
                     synchronized (submitLock) {
                         state = State.CLOSED;
                     }
-                    closed.complete(null);
                 } catch (Throwable t) {
-                    closed.completeExceptionally(t);
+                    failed = t;
                 } finally {
-                    release();
+                    // Complete only once modules were told it is gone and its stream is freed: a caller that joins
+                    // the close may count on both.
+                    try {
+                        release();
+                    } finally {
+                        if (failed == null) closed.complete(null);
+                        else closed.completeExceptionally(failed);
+                    }
                 }
             });
             // An abort raced the close and stopped the queue: the communicator is gone either way.
