@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  *
  * <p>A snippet that declares a type (Java) or a top-level function or class (Kotlin) is a whole file: it keeps its
  * own {@code package} line, or gets one of its own (a Kotlin file is named by a first line such as
- * {@code // src/main/kotlin/com/example/Main.kt}, which fixes its class, {@code MainKt}). Any other snippet is a fragment: its statements become the body
+ * {@code // src/main/kotlin/com/example/Main.kt}, which fixes its class, {@code MainKt}). Any other snippet is a
+ * fragment: its statements become the body
  * of a method whose parameters the line before the fence names in an HTML comment the reader does not see,
  * {@code <!-- given: Communicator comm, Buffer buf -->} (Kotlin: {@code comm: CoroutineCommunicator}), with the
  * imports {@link #JAVA_IMPORTS} or {@link #KOTLIN_IMPORTS} (the guides say so at their top). {@code <!-- pom -->}
