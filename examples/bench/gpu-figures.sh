@@ -1,10 +1,10 @@
 #!/bin/bash
-# Measures the README's GPU figures in one sitting on a GPU host (with .gpu/ made by src/test/gpu/pack.sh), on every
-# GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every operation (core
-# path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large sizes, then 8 B
-# round-trip latency and pipelined operations per second for raw, core and reactive back to back (and on one GPU
-# too when there are several), the same round trip after 5 ms pauses (with the default spin and with jccl.spin=10ms),
-# the event thread idle, and the torch.distributed reference.
+# Measures the GPU figures of docs/guides/performance.md in one sitting on a GPU host (with .gpu/ made by
+# src/test/gpu/pack.sh), on every GPU present (1 or more): the raw NCCL loop and jccl's bandwidth for every
+# operation (core path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large
+# sizes, then 8 B round-trip latency and pipelined operations per second for raw, core and reactive back to back
+# (and on one GPU too when there are several), the same round trip after 5 ms pauses (with the default spin and with
+# jccl.spin=10ms), the event thread idle, and the torch.distributed reference.
 # Logs go to $LOGS (default /tmp/jccl-figures); when $ARCHIVE names a folder they are also packed into
 # $ARCHIVE/jccl-figures.tgz, with the plot beside it.
 set -u

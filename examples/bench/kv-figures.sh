@@ -1,9 +1,9 @@
 #!/bin/bash
-# Measures the README's KV-transfer figures in one sitting on a GPU host with .gpu/ made by src/test/gpu/pack.sh: the
-# raw C transfer (examples/bench/raw_kv_bench.c: contiguous puts and the per-block loop), then jccl's KvBench one
-# process per GPU: 1P1D on every path the loaded NCCL has, and, with 3 GPUs or more, 2P1D and 1P2D with the heads
-# split. NCCL_LIB_DIR names the NCCL to use (2.29.2+ for puts and for the raw program; the device API path works from
-# 2.28). Logs go to $LOGS (default /tmp/jccl-kv).
+# Measures the KV-transfer figures (docs/guides/performance.md, docs/design.md) in one sitting on a GPU host with
+# .gpu/ made by src/test/gpu/pack.sh: the raw C transfer (examples/bench/raw_kv_bench.c: contiguous puts and the
+# per-block loop), then jccl's KvBench one process per GPU: 1P1D on every path the loaded NCCL has, and, with 3 GPUs
+# or more, 2P1D and 1P2D with the heads split. NCCL_LIB_DIR names the NCCL to use (2.29.2+ for puts and for the raw
+# program; the device API path works from 2.28). Logs go to $LOGS (default /tmp/jccl-kv).
 #   NCCL_LIB_DIR=... TOKENS=1024,4096,16384 bash examples/bench/kv-figures.sh
 set -u
 LOGS=${LOGS:-/tmp/jccl-kv}

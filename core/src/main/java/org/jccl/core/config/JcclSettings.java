@@ -194,7 +194,7 @@ public final class JcclSettings {
      */
     public static final String NCCL_ENV_PREFIX = "jccl.nccl.env.";
 
-    /** All settings, for the start-up log line and the README. */
+    /** All settings, for the start-up log line and the configuration table of {@code docs/guides/launching.md}. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
             CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE, NCCL_LOG,
             TIMEOUT, STALL_REPORT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,

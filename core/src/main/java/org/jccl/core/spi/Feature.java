@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The optional functions of NCCL/RCCL that jccl uses, each with the first released NCCL version that declares it (read
  * from NVIDIA's public release tags): the one source of the feature checks, the "first version" in
- * {@link org.jccl.core.error.UnsupportedFeatureException} and the README's table of library functions, which a test
- * keeps equal to this list. Functions every supported version has are not features.
+ * {@link org.jccl.core.error.UnsupportedFeatureException} and the table of library functions in
+ * {@code docs/guides/backends.md}, which a test keeps equal to this list. Functions every supported version has are not features.
  */
 public enum Feature {
     COMM_FINALIZE("NCCL 2.14.3", "ncclCommFinalize"),

@@ -10,19 +10,19 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The README's table of optional library functions is {@link Feature}, rendered: one source for both. */
+/** The backends guide's table of optional library functions is {@link Feature}, rendered: one source for both. */
 class FeatureTableTest {
     private static final String BEGIN = "<!-- functions: generated from org.jccl.core.spi.Feature, checked by FeatureTableTest -->\n";
     private static final String END = "<!-- /functions -->";
 
     @Test
-    void readmeTableIsTheFeatureList() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-        int begin = readme.indexOf(BEGIN);
-        int end = readme.indexOf(END, Math.max(begin, 0));
-        assertTrue(begin >= 0 && end > begin, "README.md holds the generated table between its markers");
-        assertEquals(rendered(), readme.substring(begin + BEGIN.length(), end),
-                "README.md's table of library functions differs from org.jccl.core.spi.Feature; paste the expected one");
+    void backendsGuideTableIsTheFeatureList() throws Exception {
+        String guide = Files.readString(Path.of("..", "docs", "guides", "backends.md"), StandardCharsets.UTF_8);
+        int begin = guide.indexOf(BEGIN);
+        int end = guide.indexOf(END, Math.max(begin, 0));
+        assertTrue(begin >= 0 && end > begin, "docs/guides/backends.md holds the generated table between its markers");
+        assertEquals(rendered(), guide.substring(begin + BEGIN.length(), end),
+                "docs/guides/backends.md's table of library functions differs from org.jccl.core.spi.Feature; paste the expected one");
     }
 
     private static String rendered() {

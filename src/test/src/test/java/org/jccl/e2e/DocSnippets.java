@@ -11,16 +11,21 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The Java, Kotlin and {@code pom.xml} snippets of the README and the guides, turned into the sources of a user
- * project so that a build compiles every one of them and none can rot.
+ * The Java, Kotlin and {@code pom.xml} snippets of the README and the guides ({@code docs/guides/}), turned into the
+ * sources of a user project so that a build compiles every one of them and none can rot. The design document's
+ * fences are design notes, not user code, and are not read.
  *
  * <p>A snippet that declares a type (Java) or a top-level function or class (Kotlin) is a whole file: it keeps its
- * own {@code package} line, or gets one of its own. Any other snippet is a fragment: its statements become the body
+ * own {@code package} line, or gets one of its own (a Kotlin file is named by a first line such as
+ * {@code // src/main/kotlin/com/example/Main.kt}, which fixes its class, {@code MainKt}). Any other snippet is a
+ * fragment: its statements become the body
  * of a method whose parameters the line before the fence names in an HTML comment the reader does not see,
  * {@code <!-- given: Communicator comm, Buffer buf -->} (Kotlin: {@code comm: CoroutineCommunicator}), with the
  * imports {@link #JAVA_IMPORTS} or {@link #KOTLIN_IMPORTS} (the guides say so at their top). {@code <!-- pom -->}
- * marks the application's whole {@code pom.xml}; {@code <!-- pom: kotlin dependencies -->} and
- * {@code <!-- pom: kotlin build -->} mark what Kotlin adds to its {@code <dependencies>} and {@code <build>}.
+ * marks the application's whole {@code pom.xml}; {@code <!-- pom: NAME dependencies -->} and
+ * {@code <!-- pom: NAME build -->} mark what a feature (Kotlin, metrics) adds to its {@code <dependencies>} and
+ * {@code <build>}. A Java, Kotlin or XML fence that must not be compiled (pseudo-code) says why:
+ * {@code <!-- not compiled: the reason -->}; every other XML fence is an error, so none is forgotten.
  */
 final class DocSnippets {
     /** What a Java fragment may use without importing it; the guides list the same. */
@@ -34,7 +39,12 @@ final class DocSnippets {
             "org.jccl.reactive.kotlin.*", "kotlinx.coroutines.*", "kotlinx.coroutines.flow.*");
 
     private static final Pattern FENCE = Pattern.compile("^(\\s*)```(\\w*)\\s*$");
-    private static final Pattern DIRECTIVE = Pattern.compile("^\\s*<!--\\s*(given|pom)\\s*:?\\s*(.*?)\\s*-->\\s*$");
+    private static final Pattern DIRECTIVE =
+            Pattern.compile("^\\s*<!--\\s*(given|pom|not compiled)\\s*:?\\s*(.*?)\\s*-->\\s*$");
+    /** What a pom part's name ends with: where it goes in the pom. */
+    private static final Pattern POM_PART = Pattern.compile("(.+) (dependencies|build)");
+    /** The fence languages that are code to compile (or a pom part). */
+    private static final List<String> CODE = List.of("java", "kotlin", "xml");
     private static final Pattern JAVA_TYPE = Pattern.compile(
             "^(?:(?:public|final|abstract|sealed|non-sealed)\\s+)*(?:class|record|interface|enum)\\s+(\\w+)",
             Pattern.MULTILINE);
@@ -44,6 +54,8 @@ final class DocSnippets {
     private static final Pattern KOTLIN_DECLARATION = Pattern.compile(
             "^(?:(?:private|internal|data|suspend|inline)\\s+)*(?:fun|class|object|interface)\\s", Pattern.MULTILINE);
     private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+);?\\s*$", Pattern.MULTILINE);
+    /** A whole Kotlin file's first line naming it, {@code // src/main/kotlin/com/example/Main.kt}: its class is MainKt. */
+    private static final Pattern KOTLIN_FILE_NAME = Pattern.compile("^//\\s*(?:\\S*/)?(\\w+)\\.kt\\s*\n");
 
     /** One fenced snippet: where it is, its language, what the comment before it says, and its text. */
     record Snippet(Path doc, int line, String language, String directive, String argument, String code) {
@@ -54,19 +66,34 @@ final class DocSnippets {
         boolean is(String directiveName, String directiveArgument) {
             return directiveName.equals(directive) && directiveArgument.equals(argument);
         }
+
+        /** A Java, Kotlin or XML fence the docs mark as not to be compiled. */
+        boolean notCompiled() {
+            return "not compiled".equals(directive);
+        }
+
+        /** A Java or Kotlin fence that becomes a source file. */
+        boolean compiled() {
+            return ("java".equals(language) || "kotlin".equals(language)) && !notCompiled();
+        }
     }
 
     private DocSnippets() {}
 
-    /** Every snippet of {@code README.md} and of the Markdown files under {@code docs/}, in file and line order. */
+    /** Every snippet of {@code README.md} and of the Markdown files under {@code docs/guides/}, in file and line order. */
     static List<Snippet> of(Path checkout) throws IOException {
+        List<Snippet> snippets = new ArrayList<>();
+        for (Path doc : documents(checkout)) snippets.addAll(in(doc, Files.readAllLines(doc)));
+        return snippets;
+    }
+
+    /** {@code README.md} and the Markdown files under {@code docs/guides/}, sorted: the documents whose code is compiled. */
+    static List<Path> documents(Path checkout) throws IOException {
         List<Path> docs = new ArrayList<>(List.of(checkout.resolve("README.md")));
-        try (Stream<Path> files = Files.walk(checkout.resolve("docs"))) {
+        try (Stream<Path> files = Files.walk(checkout.resolve("docs").resolve("guides"))) {
             files.filter(f -> f.toString().endsWith(".md")).sorted().forEach(docs::add);
         }
-        List<Snippet> snippets = new ArrayList<>();
-        for (Path doc : docs) snippets.addAll(in(doc, Files.readAllLines(doc)));
-        return snippets;
+        return docs;
     }
 
     /** The snippets of one document. */
@@ -85,11 +112,35 @@ final class DocSnippets {
             if (end == lines.size()) throw new IllegalArgumentException(doc + ":" + (i + 1) + ": a fence never closes");
             Matcher directive = i > 0 ? DIRECTIVE.matcher(lines.get(i - 1)) : null;
             boolean directed = directive != null && directive.matches();
-            snippets.add(new Snippet(doc, i + 1, open.group(2).toLowerCase(Locale.ROOT),
-                    directed ? directive.group(1) : "", directed ? directive.group(2) : "", code.toString()));
+            Snippet s = new Snippet(doc, i + 1, open.group(2).toLowerCase(Locale.ROOT),
+                    directed ? directive.group(1) : "", directed ? directive.group(2) : "", code.toString());
+            check(s);
+            snippets.add(s);
             i = end;
         }
         return snippets;
+    }
+
+    /**
+     * Refuses what would silently escape the build: a "not compiled" mark without its reason or on a fence that is not
+     * code, a "given" on a fence that is not Java or Kotlin, a pom mark on a fence that is not XML or with a name that
+     * does not say where it goes, and an XML fence with neither mark.
+     */
+    private static void check(Snippet s) {
+        boolean code = CODE.contains(s.language());
+        String problem = switch (s.directive()) {
+            case "not compiled" -> !code ? "marks a " + s.language() + " fence, which is never compiled"
+                    : s.argument().isEmpty() ? "gives no reason" : null;
+            case "given" -> s.compiled() ? null : "marks a fence that is not Java or Kotlin";
+            case "pom" -> !"xml".equals(s.language()) ? "marks a fence that is not XML"
+                    : s.argument().isEmpty() || POM_PART.matcher(s.argument()).matches() ? null
+                    : "names a part that is neither 'NAME dependencies' nor 'NAME build'";
+            default -> "xml".equals(s.language()) ? "is XML but neither a pom part nor marked not compiled" : null;
+        };
+        if (problem != null) {
+            throw new IllegalArgumentException(s.where() + ": the " + s.language() + " fence "
+                    + (s.directive().isEmpty() ? "" : "marked '" + s.directive() + "' ") + problem);
+        }
     }
 
     /** Writes every Java and Kotlin snippet as a source file under {@code project}'s {@code src/main}. */
@@ -97,20 +148,28 @@ final class DocSnippets {
         int index = 0;
         for (Snippet s : snippets) {
             index++;
+            if (!s.compiled()) continue; // shell, text and marked fences are read, not compiled; pom() assembles XML
             String pkg = "snippets." + packagePart(s.doc()) + ".s" + index;
-            switch (s.language()) {
-                case "java" -> write(project.resolve("src/main/java"), javaSource(s, pkg));
-                case "kotlin" -> write(project.resolve("src/main/kotlin"), kotlinSource(s, pkg, "Snippet" + index));
-                default -> { } // shell, text and XML are read, not compiled; the pom is assembled by pom()
-            }
+            if ("java".equals(s.language())) write(project.resolve("src/main/java"), javaSource(s, pkg));
+            else write(project.resolve("src/main/kotlin"), kotlinSource(s, pkg, "Snippet" + index));
         }
     }
 
-    /** The application's {@code pom.xml}: the marked whole pom, with what Kotlin adds put in its place. */
+    /**
+     * The application's {@code pom.xml}: the one whole pom, with every {@code NAME dependencies} part put before the
+     * end of its last {@code <dependencies>} and every {@code NAME build} part before the end of its {@code <build>},
+     * in document order.
+     */
     static String pom(List<Snippet> snippets) {
         String pom = only(snippets, "pom", "").code();
-        String dependencies = only(snippets, "pom", "kotlin dependencies").code();
-        String build = only(snippets, "pom", "kotlin build").code();
+        StringBuilder dependencies = new StringBuilder();
+        StringBuilder build = new StringBuilder();
+        for (Snippet s : snippets) {
+            if (!"pom".equals(s.directive()) || s.argument().isEmpty()) continue;
+            Matcher part = POM_PART.matcher(s.argument());
+            if (!part.matches()) throw new IllegalArgumentException(s.where() + ": no pom part '" + s.argument() + "'");
+            ("dependencies".equals(part.group(2)) ? dependencies : build).append(s.code());
+        }
         int endOfDependencies = pom.lastIndexOf("</dependencies>");
         int endOfBuild = pom.lastIndexOf("</build>");
         if (endOfDependencies < 0 || endOfBuild < endOfDependencies) {
@@ -148,9 +207,11 @@ final class DocSnippets {
     static Source kotlinSource(Snippet s, String pkg, String fileName) {
         String code = s.code();
         if (KOTLIN_DECLARATION.matcher(code).find()) {
+            Matcher named = KOTLIN_FILE_NAME.matcher(code);
+            String name = (named.lookingAt() ? named.group(1) : fileName) + ".kt";
             Matcher own = PACKAGE.matcher(code);
-            if (own.find()) return new Source(own.group(1), fileName + ".kt", code);
-            return new Source(pkg, fileName + ".kt", "package " + pkg + "\n" + code);
+            if (own.find()) return new Source(own.group(1), name, code);
+            return new Source(pkg, name, "package " + pkg + "\n" + code);
         }
         StringBuilder text = new StringBuilder("package " + pkg + "\n");
         for (String i : KOTLIN_IMPORTS) text.append("import ").append(i).append('\n');

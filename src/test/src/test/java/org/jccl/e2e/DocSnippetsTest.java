@@ -1,14 +1,18 @@
 package org.jccl.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import org.jccl.e2e.DocSnippets.Snippet;
 import org.jccl.e2e.DocSnippets.Source;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** How a document's fences become sources; {@link UserProjectEndToEndTest} compiles what this makes. */
 class DocSnippetsTest {
@@ -77,17 +81,76 @@ class DocSnippetsTest {
     }
 
     @Test
-    void thePomGetsWhatKotlinAddsInPlace() {
+    void aKotlinFileIsNamedByItsFirstLineSoThatItsClassIsKnown() {
+        Snippet named = parse("```kotlin", "// src/main/kotlin/com/example/CoroutineRanks.kt", "package com.example", "",
+                "fun main() = println(1)", "```").get(0);
+        Source source = DocSnippets.kotlinSource(named, "p.s5", "Snippet5");
+        assertEquals("com.example", source.pkg());
+        assertEquals("CoroutineRanks.kt", source.name());
+        Snippet unnamed = parse("```kotlin", "package com.example", "fun main() = println(1)", "```").get(0);
+        assertEquals("Snippet6.kt", DocSnippets.kotlinSource(unnamed, "p.s6", "Snippet6").name());
+    }
+
+    @Test
+    void thePomGetsWhatEachFeatureAddsInPlace() {
         List<Snippet> snippets = parse("<!-- pom -->", "```xml",
                 "<project><dependencies><a/></dependencies><build><b/></build></project>", "```",
                 "<!-- pom: kotlin dependencies -->", "```xml", "<k/>", "```",
-                "<!-- pom: kotlin build -->", "```xml", "<plugins/>", "```");
-        assertEquals("<project><dependencies><a/><k/>\n</dependencies><build><b/><plugins/>\n</build></project>\n",
+                "<!-- pom: kotlin build -->", "```xml", "<plugins/>", "```",
+                "<!-- pom: metrics dependencies -->", "```xml", "<m/>", "```");
+        assertEquals("<project><dependencies><a/><k/>\n<m/>\n</dependencies><build><b/><plugins/>\n</build></project>\n",
                 DocSnippets.pom(snippets));
     }
 
     @Test
     void aMissingOrRepeatedPomIsAnError() {
-        assertThrows(IllegalArgumentException.class, () -> DocSnippets.pom(parse("```xml", "<project/>", "```")));
+        String[] part = {"<!-- pom: kotlin build -->", "```xml", "<plugins/>", "```"};
+        assertThrows(IllegalArgumentException.class, () -> DocSnippets.pom(parse(part)));
+        List<Snippet> twice = parse("<!-- pom -->", "```xml", "<project/>", "```", "<!-- pom -->", "```xml", "<project/>",
+                "```");
+        assertThrows(IllegalArgumentException.class, () -> DocSnippets.pom(twice));
+    }
+
+    @Test
+    void aFenceMarkedNotCompiledIsReadButWritesNoSource(@TempDir Path project) throws Exception {
+        List<Snippet> snippets = parse("<!-- not compiled: pseudo-code -->", "```java", "for each rank: allReduce", "```",
+                "```java", "class Real {}", "```");
+        assertTrue(snippets.get(0).notCompiled());
+        assertEquals("pseudo-code", snippets.get(0).argument());
+        assertFalse(snippets.get(0).compiled());
+        assertTrue(snippets.get(1).compiled());
+        DocSnippets.writeSources(snippets, project);
+        try (Stream<Path> files = Files.walk(project)) {
+            assertEquals(List.of("Real.java"), files.filter(Files::isRegularFile).map(f -> f.getFileName().toString())
+                    .toList());
+        }
+    }
+
+    @Test
+    void whatWouldEscapeTheBuildSilentlyIsAnError() {
+        // an XML fence that is no pom part; a mark without its reason; marks on fences they cannot apply to
+        assertError("kv-transfer.md:1", "```xml", "<dependency/>", "```");
+        assertError("gives no reason", "<!-- not compiled -->", "```java", "x();", "```");
+        assertError("never compiled", "<!-- not compiled: output -->", "```text", "3.0", "```");
+        assertError("not Java or Kotlin", "<!-- given: int n -->", "```sh", "echo", "```");
+        assertError("not XML", "<!-- pom -->", "```java", "class P {}", "```");
+        assertError("neither", "<!-- pom: kotlin -->", "```xml", "<k/>", "```");
+    }
+
+    private static void assertError(String expected, String... lines) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(lines));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    @Test
+    void theDocumentsAreTheReadmeAndTheGuidesNotTheDesign(@TempDir Path checkout) throws Exception {
+        Files.createDirectories(checkout.resolve("docs/guides/sub"));
+        for (String f : List.of("README.md", "docs/design.md", "docs/guides/b.md", "docs/guides/a.md",
+                "docs/guides/sub/c.md", "docs/guides/notes.txt")) {
+            Files.writeString(checkout.resolve(f), "text\n");
+        }
+        assertEquals(List.of("README.md", "docs/guides/a.md", "docs/guides/b.md", "docs/guides/sub/c.md"),
+                DocSnippets.documents(checkout).stream().map(d -> checkout.relativize(d).toString().replace('\\', '/'))
+                        .toList());
     }
 }

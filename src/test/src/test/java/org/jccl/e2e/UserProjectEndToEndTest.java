@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,16 +14,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jccl.e2e.DocSnippets.Snippet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a new user does after the quick start, from the README's "In your own project": install jccl from a copy of
- * this checkout ({@code mvn -B -q -DskipTests install}), build a separate application that imports jccl's parent as a
- * BOM and has Java and Kotlin sources, get its class path with {@code dependency:build-classpath}, and run its
- * programs on the host backend: every rank of one process (Java and Kotlin), and one rank per process under jccl's
- * launcher. Every printed result is checked.
+ * What a new user does after the quick start, from the README's "Using it": install jccl from a copy of this checkout
+ * ({@code mvn -B -q -DskipTests install}), write an application from the docs, build it, get its class path with
+ * {@code dependency:build-classpath}, and run its programs on the host backend.
+ *
+ * <p>The application is the docs themselves ({@link DocSnippets}): the README's {@code <!-- pom -->} with every
+ * {@code <!-- pom: ... -->} part merged in (the jccl version set to this build's), and every Java and Kotlin snippet of
+ * the README and of {@code docs/guides/} as a source file, so that the build compiles each one against the real API.
+ * Then it runs the README's first program ({@code com.example.AllRanks}: every rank of one process), its Kotlin program
+ * ({@code com.example.CoroutineRanksKt}) and the launching guide's {@code com.example.OneRankPerProcess} under jccl's
+ * launcher, and checks what each prints.
  *
  * <p>Both Maven runs use a local repository of their own in the test's folder, so the developer's is never written;
  * it reads the build's local repository as a first remote (a {@code file:} URL in a settings file of the test's), so
@@ -31,25 +40,37 @@ import org.junit.jupiter.api.io.TempDir;
 class UserProjectEndToEndTest {
     /** Folders of a checkout that are not sources: build outputs, VCS data, packed GPU runs, IDE files. */
     private static final Set<String> NOT_SOURCES = Set.of("target", ".git", ".gpu", ".whl", ".idea", ".vscode");
+    /** The version of the jccl-parent import in the docs' pom. */
+    private static final Pattern JCCL_PARENT_VERSION =
+            Pattern.compile("(<artifactId>jccl-parent</artifactId>\\s*<version>)([^<]+)(</version>)");
 
     @TempDir
     Path dir;
 
     @Test
-    void anApplicationBuiltAgainstTheInstalledArtifactsRunsOnEveryRank() throws Exception {
+    void anApplicationWrittenFromTheDocsBuildsAndRunsOnEveryRank() throws Exception {
+        Path checkout = Path.of("..", "..").toAbsolutePath().normalize();
+        List<Snippet> snippets = DocSnippets.of(checkout);
+        long compiled = snippets.stream().filter(Snippet::compiled).count();
+        List<String> notCompiled = snippets.stream().filter(Snippet::notCompiled)
+                .map(s -> s.where() + " (" + s.argument() + ")").toList();
+        System.out.printf("docs: %d Java and Kotlin snippets compiled, %d marked not compiled %s%n", compiled,
+                notCompiled.size(), notCompiled);
+        assertTrue(compiled >= 20, "the docs' snippets were not found: " + compiled);
+        assertTrue(notCompiled.size() <= 3, "few fences may escape the compiler, and each says why: " + notCompiled);
+
         Path settings = isolatedSettings();
         Path clone = dir.resolve("jccl");
-        copySources(Path.of("..", "..").toAbsolutePath().normalize(), clone);
+        copySources(checkout, clone);
         run(clone, 15, maven(settings, "-DskipTests", "install"));
 
         Path app = dir.resolve("app");
-        copySources(Path.of("user-project").toAbsolutePath(), app);
-        Path pom = app.resolve("pom.xml");
-        Files.writeString(pom, Files.readString(pom)
-                .replace("@JCCL_VERSION@", property("jccl.version"))
-                .replace("@KOTLIN_VERSION@", property("kotlin.version")));
+        Files.createDirectories(app);
+        Files.writeString(app.resolve("pom.xml"), applicationPom(snippets));
+        DocSnippets.writeSources(snippets, app);
         run(app, 10, maven(settings, "package", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt"));
-        String classPath = app.resolve("target/classes") + java.io.File.pathSeparator + Files.readString(app.resolve("cp.txt")).trim();
+        String classPath = app.resolve("target/classes") + File.pathSeparator
+                + Files.readString(app.resolve("cp.txt")).trim();
 
         String allRanks = run(app, 2, java(classPath, "com.example.AllRanks"));
         assertEquals(2, allRanks.lines().filter(l -> l.equals("sum = 3.0, last = 3.0")).count(), allRanks);
@@ -61,6 +82,17 @@ class UserProjectEndToEndTest {
                 "com.example.OneRankPerProcess"));
         assertTrue(perProcess.contains("rank 0 of 2: sum = 3.0"), perProcess);
         assertTrue(perProcess.contains("rank 1 of 2: sum = 3.0"), perProcess);
+    }
+
+    /** The docs' pom for this build: the README's jccl version (a release, or this snapshot) made this build's. */
+    private static String applicationPom(List<Snippet> snippets) {
+        String pom = DocSnippets.pom(snippets);
+        Matcher parent = JCCL_PARENT_VERSION.matcher(pom);
+        assertTrue(parent.find(), "the README's pom imports jccl-parent with a version:\n" + pom);
+        String kotlin = property("kotlin.version");
+        assertTrue(pom.contains("<artifactId>kotlin-maven-plugin</artifactId><version>" + kotlin + "</version>"),
+                "the README's Kotlin plugin is the Kotlin version jccl is built with, " + kotlin);
+        return parent.replaceFirst("$1" + Matcher.quoteReplacement(property("jccl.version")) + "$3");
     }
 
     private static List<String> maven(Path settings, String... goals) {
@@ -86,9 +118,10 @@ class UserProjectEndToEndTest {
         return settings;
     }
 
+    /** The README's command line: {@code java --enable-native-access=ALL-UNNAMED -cp ... Main}. */
     private static List<String> java(String classPath, String... mainAndArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-cp", classPath));
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath));
         command.addAll(List.of(mainAndArgs));
         return command;
     }

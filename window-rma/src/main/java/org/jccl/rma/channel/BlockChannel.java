@@ -72,9 +72,9 @@ public final class BlockChannel {
     /**
      * Opens a channel from {@code producer} to {@code consumer} with {@code slots} slots of {@code blockBytes}:
      * collective, every rank of {@code communicator} calls it in the same order (each registers the channel's window).
-     * The channel takes a signal lane of its own among the channels between its two ranks (see the README): every rank
-     * opens and closes the same channels in the same order, and a channel opened after another's close was called
-     * begins once that close has completed.
+     * The channel takes a signal lane of its own among the channels between its two ranks (see
+     * {@code docs/guides/one-sided-and-channel.md}): every rank opens and closes the same channels in the same order,
+     * and a channel opened after another's close was called begins once that close has completed.
      *
      * @throws InvalidUsageException if the channels already open between the two ranks hold every signal lane the
      *                               library offers (NCCL 2.29: one); nothing is made

@@ -11,10 +11,10 @@ import java.util.Random;
  * faults, the moment each rank closes everything, the rank killed (its communicators aborted) and when, and the
  * script of raw one-sided puts and waits on a communicator of their own.
  *
- * <p>The channels respect the rules every user must (README, "Block channel"): the channels between different ranks
- * form a forest — at most one between two ranks, none around a cycle of ranks, whichever way each one points (credits
- * flow back) — and a rank streams into itself any number of times. Every rank closes every channel in the same order;
- * only the moment differs.
+ * <p>The channels respect the rules every user must ({@code docs/guides/one-sided-and-channel.md}, "The block
+ * channel"): the channels between different ranks form a forest — at most one between two ranks, none around a cycle
+ * of ranks, whichever way each one points (credits flow back) — and a rank streams into itself any number of times.
+ * Every rank closes every channel in the same order; only the moment differs.
  */
 record ChaosPlan(long seed, int ranks, List<Channel> channels, long[] closeAfter, int victim, long killAfter,
                  OneSided oneSided) {
