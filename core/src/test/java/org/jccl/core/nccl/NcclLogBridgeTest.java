@@ -19,7 +19,6 @@ import org.jccl.core.error.InvalidArgumentException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.event.Level;
 
 /** {@code jccl.nccl.log=slf4j}: NCCL's lines read from a pipe, each at its level; the GPU side is NcclLogGpuTest's. */
 class NcclLogBridgeTest {
