@@ -1,11 +1,6 @@
 package org.jccl.rma.channel;
 
 import org.reactivestreams.Publisher;
-import org.reactivestreams.tck.PublisherVerification;
-import org.reactivestreams.tck.TestEnvironment;
-import org.testng.annotations.AfterClass;
-import org.testng.annotations.AfterMethod;
-import org.testng.annotations.BeforeClass;
 
 /**
  * The Reactive Streams TCK (TestNG, run on the JUnit Platform by the TestNG engine) on {@link BlockChannel#receive()}:
@@ -13,28 +8,7 @@ import org.testng.annotations.BeforeClass;
  * subscribers, which never release a block, see every one and the end (releases and credits are the other tests'
  * business); its producer sends the blocks the TCK asks for.
  */
-public class ReceiveTckTest extends PublisherVerification<ReceivedBlock> {
-    private ChannelTckFixture fixture;
-
-    public ReceiveTckTest() {
-        super(new TestEnvironment(1_000, 100), 300);
-    }
-
-    @BeforeClass
-    public void open() {
-        fixture = new ChannelTckFixture();
-    }
-
-    @AfterMethod(alwaysRun = true)
-    public void closeChannels() {
-        fixture.closeChannels();
-    }
-
-    @AfterClass(alwaysRun = true)
-    public void close() {
-        if (fixture != null) fixture.close();
-    }
-
+public class ReceiveTckTest extends ChannelPublisherTck<ReceivedBlock> {
     @Override
     public Publisher<ReceivedBlock> createPublisher(long elements) {
         BlockChannel ch = fixture.open((int) elements + 1); // the last header too needs a slot
