@@ -65,8 +65,8 @@ final class NcclLogBridge {
             LOG.warn("jccl.nccl.log=slf4j: NCCL's log stays on stdout: {}", e.getMessage());
             return;
         }
+        bridge.pipe.getParent().toFile().deleteOnExit(); // deleted in reverse order: the pipe first, then its folder
         bridge.pipe.toFile().deleteOnExit();
-        bridge.pipe.getParent().toFile().deleteOnExit();
         if (NativeApi.jn_getenv("NCCL_DEBUG") == null) NativeApi.jn_setenv("NCCL_DEBUG", "WARN");
         NativeApi.jn_setenv("NCCL_DEBUG_FILE", bridge.pipe.toString());
         LOG.debug("NCCL's log goes to SLF4J logger '{}' through {}", LOGGER, bridge.pipe);
