@@ -159,12 +159,7 @@ final class LocalClique implements HostTransport {
     @Override
     public void close(int rank) {
         left.set(rank, 1);
-        for (int r = 0; r < size; r++) {
-            Thread t = threads.get(r);
-            if (t != null) LockSupport.unpark(t);
-            windows[r].wake();
-        }
-        barrier.wakeAll();
+        wakeEveryRank();
     }
 
     @Override
@@ -194,6 +189,11 @@ final class LocalClique implements HostTransport {
             poisonCode = code;
             poisoned = reason;
         }
+        wakeEveryRank();
+    }
+
+    /** Ends every wait of every rank (threads parked in a send or receive, window waits, the barrier) to look again. */
+    private void wakeEveryRank() {
         for (int r = 0; r < size; r++) {
             Thread t = threads.get(r);
             if (t != null) LockSupport.unpark(t);
