@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The device API on the GPU, one process driving up to two GPUs (on one GPU, one rank whose LSA team is itself):
+ * The device API on the GPU, one process driving every GPU present (on one GPU, one rank whose LSA team is itself):
  * properties, device communicators created together in a group, a user kernel from source and from PTX, both shipped
  * kernels, and bad input refused before anything is enqueued. Needs NCCL 2.28+, NVRTC and the CUDA headers.
  */
@@ -65,7 +65,7 @@ class DeviceApiGpuTest {
     static void open() throws Exception {
         backend = Jccl.backend(BackendKind.NCCL);
         assumeTrue(backend.features().has(Feature.DEV_COMM_CREATE), "device communicators need NCCL 2.28+, loaded " + backend.describe());
-        comms = backend.initAll(Math.min(2, backend.deviceCount())).get(60, TimeUnit.SECONDS);
+        comms = backend.initAll(backend.deviceCount()).get(60, TimeUnit.SECONDS); // one LSA team of every GPU
         devComms = DeviceApi.createAll(comms, DeviceCommRequirements.builder().lsaBarrierCount(8).build()).get(60, TimeUnit.SECONDS);
     }
 
@@ -192,25 +192,29 @@ class DeviceApiGpuTest {
     }
 
     @Test
-    void aDevicePutSignalsItsPeer() throws Exception {
-        int last = comms.size() - 1;
+    void aDevicePutSignalsEveryPeer() throws Exception {
+        int ranks = comms.size();
         int ints = 1 << 18;
         long half = 4L * ints;
         long slot = 2 * half;
         List<Window> wins = windows(2 * half + LsaPutSignal.SLOT_BYTES);
         try {
             for (Window w : wins) w.buffer().write(slot, new long[] {0, 0});
-            int[] data = new int[ints];
-            for (int i = 0; i < ints; i++) data[i] = i * 7 + 3;
-            wins.get(0).buffer().write(0, data);
-            for (int round = 1; round <= 2; round++) {
-                // The put first: on one GPU both go to the same stream, where a wait issued first would hold the put.
-                Work put = LsaPutSignal.of(devComms.get(0)).put(wins.get(0), 0, last, half, half, slot, 8);
-                Work wait = LsaPutSignal.of(devComms.get(last)).waitFor(wins.get(last), slot, 1);
-                put.get(60, TimeUnit.SECONDS);
-                wait.get(60, TimeUnit.SECONDS);
-                assertArrayEquals(data, wins.get(last).buffer().readInts(half, ints));
-                assertEquals(round, wins.get(last).buffer().readLongs(slot, 1)[0], "the signal counts puts");
+            long[] signals = new long[ranks];
+            for (int from = 0; from < ranks; from++) {
+                int[] data = new int[ints];
+                for (int i = 0; i < ints; i++) data[i] = i * 7 + 3 + from * 1_000_000;
+                wins.get(from).buffer().write(0, data);
+                for (int to = 0; to < ranks; to++) {
+                    if (to == from) continue;
+                    // The put first: on one GPU both go to the same stream, where a wait issued first would hold the put.
+                    Work put = LsaPutSignal.of(devComms.get(from)).put(wins.get(from), 0, to, half, half, slot, 8);
+                    Work wait = LsaPutSignal.of(devComms.get(to)).waitFor(wins.get(to), slot, 1);
+                    put.get(60, TimeUnit.SECONDS);
+                    wait.get(60, TimeUnit.SECONDS);
+                    assertArrayEquals(data, wins.get(to).buffer().readInts(half, ints), "put from rank " + from + " to " + to);
+                    assertEquals(++signals[to], wins.get(to).buffer().readLongs(slot, 1)[0], "the signal counts puts into rank " + to);
+                }
             }
         } finally {
             closeAll(wins);
