@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
@@ -57,6 +58,8 @@ public final class OneSided {
     private final ModuleContext module;
     private final List<Window> windows = new CopyOnWriteArrayList<>();
     private volatile @Nullable OneSidedLimits limits;
+    /** Whether {@link #setUpOnce} ran: once per communicator. */
+    private final AtomicBoolean setUp = new AtomicBoolean();
 
     private OneSided(ModuleContext context) {
         this.communicator = context.communicator();
@@ -157,7 +160,24 @@ public final class OneSided {
             Window w = new Window(this, buffer, ref, handle, set);
             windows.add(w);
             return w;
-        });
+        }).thenCompose(this::setUpOnce);
+    }
+
+    /**
+     * NCCL (2.29) sets up a communicator's one-sided machinery at its first put, signal or wait, and that set-up is
+     * collective: it registers a signal window on every rank. A put between two ranks of four would wait in it for
+     * the other two forever. Every rank registers windows, in the same order, so jccl takes the set-up there: right
+     * after the communicator's first window, a signal to this rank itself and its wait. If that fails, the window
+     * stays in {@link #windows()} and is released with the communicator.
+     */
+    private CompletableFuture<Window> setUpOnce(Window first) {
+        if (!communicator.backend().features().has(Feature.SIGNAL) || setUp.getAndSet(true)) {
+            return CompletableFuture.completedFuture(first);
+        }
+        int self = communicator.rank();
+        Work done = issue(StreamOperation.sequence("oneSidedSetUp()", signalOperation(self, 0, 0),
+                waitSignalOperation(SignalWait.of(self, 1))));
+        return done.thenApply(v -> first);
     }
 
     /**

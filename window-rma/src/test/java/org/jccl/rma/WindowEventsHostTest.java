@@ -80,8 +80,9 @@ class WindowEventsHostTest {
         List<String> expectedCalls = List.of("initAll", "ncclCommWindowDeregister", "ncclCommWindowDeregister",
                 "ncclCommWindowRegister", "ncclCommWindowRegister");
         await().atMost(WAIT).untilAsserted(() -> assertEquals(expectedCalls, recorded(LifecycleEvent.NAME, "call")));
-        // Closing a window first drains what was issued on it: a module operation of its own.
-        List<String> expectedOperations = List.of("signal", "waitSignal", "windowDrain", "windowDrain");
+        // A communicator's first window takes the one-sided set-up on every rank, and closing a window first drains
+        // what was issued on it: module operations of their own.
+        List<String> expectedOperations = List.of("oneSidedSetUp", "oneSidedSetUp", "signal", "waitSignal", "windowDrain", "windowDrain");
         await().atMost(WAIT).untilAsserted(() -> assertEquals(expectedOperations, recorded(OperationEvent.NAME, "operation")));
     }
 }
