@@ -298,12 +298,13 @@ abstract class ReactiveSuite {
                 })
                 .verify(WAIT);
         // REPORT keeps the communicator: once the other ranks catch up, everything completes and later work runs.
+        // Their operations get a timeout of their own: a first collective may set up connections for longer than 0.3 s.
         assertTrue(r.core(0).isOpen());
-        StepVerifier.create(r.all(i -> i == 0 ? Mono.empty() : r.comm(i).allReduce(r.floats(i, filled(N, 1f)),
+        StepVerifier.create(r.all(i -> i == 0 ? Mono.empty() : r.comm(i).timeout(WAIT).allReduce(r.floats(i, filled(N, 1f)),
                 r.zeros(i, N), N, f32(), ReduceOp.SUM))).expectComplete().verify(WAIT);
         await().atMost(WAIT).until(() -> r.core(0).pendingCount() == 0);
-        StepVerifier.create(r.all(i -> r.comm(i).allReduce(r.floats(i, filled(N, 1f)), r.zeros(i, N), N, f32(), ReduceOp.SUM)))
-                .expectComplete().verify(WAIT);
+        StepVerifier.create(r.all(i -> r.comm(i).timeout(WAIT).allReduce(r.floats(i, filled(N, 1f)), r.zeros(i, N), N, f32(),
+                ReduceOp.SUM))).expectComplete().verify(WAIT);
     }
 
     @Test
