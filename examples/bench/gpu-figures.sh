@@ -4,7 +4,7 @@
 # operation (core path, data checked up to 64 MiB, plotted against the raw loop), core vs reactive at the large
 # sizes, then 8 B round-trip latency and pipelined operations per second for raw, core and reactive back to back
 # (and on one GPU too when there are several), the same round trip after 5 ms pauses (with the default spin and with
-# jccl.spin=10ms), the event thread idle, and the torch.distributed reference.
+# jccl.spin=10ms), the event thread idle, and the torch.distributed reference (TORCH=0 leaves it out).
 # Logs go to $LOGS (default /tmp/jccl-figures); when $ARCHIVE names a folder they are also packed into
 # $ARCHIVE/jccl-figures.tgz, with the plot beside it.
 set -u
@@ -49,7 +49,7 @@ for n in $RANKS; do
   run pipe-reactive-${n}gpu $B --mode pipeline -b 8 -n 200000 --inflight 64 --ranks $n --path reactive
 done
 run idle          $B --mode idle -b 8
-PYTHONUNBUFFERED=1 T=240 run torch python3 examples/bench/torch_reference.py
+[ "${TORCH:-1}" = 1 ] && PYTHONUNBUFFERED=1 T=240 run torch python3 examples/bench/torch_reference.py
 
 if [ -n "${ARCHIVE:-}" ]; then
   mkdir -p "$ARCHIVE"
