@@ -8,6 +8,7 @@
  *   raw_rma_procs channel [N]    the block channel's calls per block from rank 0 to rank 1 (producer: the credit wait,
  *                                header from pinned memory, block into the slot, one put; consumer: the wait, the header
  *                                read back, its credit), 64 KiB to 16 MiB, 8 slots, timed by the consumer
+ *   raw_rma_procs pairs [N [self]] puts between every pair of ranks, every block checked (see pairs())
  * N defaults to 2. Needs NCCL 2.29.2+. Build on the GPU machine:
  *   gcc -O2 -o raw_rma_procs raw_rma_procs.c -I$NCCL/include -I$CUDA/include -L$NCCL/lib -lnccl -L$CUDA/lib64 -lcudart
  */
@@ -163,6 +164,49 @@ static void channel(void) {
     }
 }
 
+/*
+ * Every rank puts a block to every other rank, then waits once for one signal from each peer (one descriptor per
+ * peer) and checks every block on the host: the data check behind jccl's EveryPairPuts, in C. Two rounds, each into
+ * its own slots; "self" as a third argument first signals the rank itself and waits for it, as jccl's set-up does.
+ */
+static void pairs(int self_setup) {
+    const int ints = 1 << 14, rounds = 2;
+    size_t block = (size_t) ints * sizeof(int), received = (size_t) rounds * n * block;
+    ncclWindow_t win;
+    char *buf = open_window(2 * received, &win);
+    int *host = malloc(block);
+    if (self_setup) {
+        ncclWaitSignalDesc_t me = {1, rank, 0, 0};
+        NC(ncclSignal(rank, 0, 0, 0, comm, stream));
+        NC(ncclWaitSignal(1, &me, comm, stream));
+        CU(cudaStreamSynchronize(stream));
+    }
+    long wrong = 0;
+    for (int round = 0; round < rounds; round++) {
+        ncclWaitSignalDesc_t waits[MAXN];
+        int nw = 0;
+        for (int peer = 0; peer < n; peer++) {
+            if (peer == rank) continue;
+            size_t source = received + (size_t) (round * n + peer) * block;
+            for (int i = 0; i < ints; i++) host[i] = round * 100000000 + rank * 10000000 + peer * 1000000 + i;
+            CU(cudaMemcpy(buf + source, host, block, cudaMemcpyHostToDevice));
+            NC(ncclPutSignal(buf + source, ints, ncclInt32, peer, win, (size_t) (round * n + rank) * block, 0, 0, 0, comm, stream));
+            waits[nw++] = (ncclWaitSignalDesc_t) {1, peer, 0, 0};
+        }
+        NC(ncclWaitSignal(nw, waits, comm, stream));
+        CU(cudaStreamSynchronize(stream));
+        for (int peer = 0; peer < n; peer++) {
+            if (peer == rank) continue;
+            CU(cudaMemcpy(host, buf + (size_t) (round * n + peer) * block, block, cudaMemcpyDeviceToHost));
+            for (int i = 0; i < ints; i++) if (host[i] != round * 100000000 + peer * 10000000 + rank * 1000000 + i) wrong++;
+        }
+        barrier();
+    }
+    printf("rank %d: puts from %d peers in %d rounds, %ld wrong ints%s\n", rank, n - 1, rounds, wrong, self_setup ? " (self set-up first)" : "");
+    free(host);
+    close_window(buf, win);
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "pingpong";
     n = argc > 2 ? atoi(argv[2]) : 2;
@@ -193,7 +237,8 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "pingpong")) pingpong();
     else if (!strcmp(mode, "ring")) ring();
     else if (!strcmp(mode, "channel")) channel();
-    else { fprintf(stderr, "mode: pingpong, ring or channel\n"); return 2; }
+    else if (!strcmp(mode, "pairs")) pairs(argc > 3 && !strcmp(argv[3], "self"));
+    else { fprintf(stderr, "mode: pingpong, ring, channel or pairs\n"); return 2; }
     fflush(stdout);
     NC(ncclCommDestroy(comm));
     int failed = 0;

@@ -138,6 +138,10 @@ public final class DeviceApiBench {
         Window wl = target == null ? null : ws.get(ws.size() - 1);
         LsaPutSignal sender = first == null ? null : LsaPutSignal.of(devComms.get(0));
         LsaPutSignal receiver = target == null ? null : LsaPutSignal.of(devComms.get(devComms.size() - 1));
+        if (first == null && target == null) { // a rank between them only takes part in the windows' collectives
+            release(ws);
+            return;
+        }
         boolean host = backend.features().has(Feature.PUT_SIGNAL);
         if (first != null) {
             System.out.println("# LsaPutSignal: 32 blocks x 512 threads" + (host ? "" : "; ncclPutSignal needs NCCL 2.29.2+: not measured"));
