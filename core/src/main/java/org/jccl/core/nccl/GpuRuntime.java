@@ -116,6 +116,7 @@ final class GpuRuntime {
         if (src.isDirect()) {
             long from = addressOf(src) + src.position();
             lib.checkRuntime(NativeApi.jn_rt_memcpy(lib.ctx, dst.address() + offset, from, n, MEMCPY_DEFAULT), "cudaMemcpy");
+            awaitStagedCopies();
             return;
         }
         // Heap buffers have no stable address: copy through a direct bounce buffer, in slices.
@@ -133,6 +134,17 @@ final class GpuRuntime {
             source.position(source.position() + chunk);
             at += chunk;
         }
+        awaitStagedCopies();
+    }
+
+    /**
+     * cudaMemcpy from pageable host memory (a direct ByteBuffer is malloc'd) returns once the bytes are staged, before
+     * the DMA into the device has finished; work on jccl's non-blocking streams does not wait for the default stream
+     * that carries it. A put issued right after a write read the source half-copied (one process per GPU, 4 × H200).
+     * Waiting for the default stream makes the write synchronous, as documented.
+     */
+    private void awaitStagedCopies() {
+        lib.checkRuntime(NativeApi.jn_rt_stream_synchronize(lib.ctx, 0), "cudaStreamSynchronize");
     }
 
     void read(MemoryBlock src, long offset, ByteBuffer dst) {
