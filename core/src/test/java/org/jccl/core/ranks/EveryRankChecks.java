@@ -24,7 +24,7 @@ import org.jccl.core.spi.Feature;
  * values depend on the sender, the receiver, the root and the element, so a block from the wrong rank or place shows.
  */
 public final class EveryRankChecks {
-    /** Elements per block: enough to span several NCCL chunks' worth of small-message paths, small enough to check all. */
+    /** Elements per block: an odd size, a multiple of no vector width or chunk, and small enough to check every one. */
     static final int COUNT = 4099;
     private static final long WAIT_SECONDS = 120;
 
