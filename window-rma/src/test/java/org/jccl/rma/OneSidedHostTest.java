@@ -72,6 +72,30 @@ class OneSidedHostTest {
         }
     }
 
+    @Test
+    void ranksThatDisagreeOnAWindowsSizeAllFailAndKeepNoWindow() throws Exception {
+        List<CompletableFuture<Window>> registering = new ArrayList<>();
+        List<Buffer> memory = new ArrayList<>();
+        for (int r = 0; r < RANKS; r++) {
+            Buffer b = rma(r).allocate(r == 1 ? 8192 : 4096);
+            memory.add(b);
+            registering.add(rma(r).register(b, WindowFlag.COLL_SYMMETRIC));
+        }
+        for (CompletableFuture<Window> f : registering) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof InvalidUsageException, String.valueOf(e.getCause()));
+        }
+        for (int r = 0; r < RANKS; r++) assertEquals(List.of(windows.get(r)), rma(r).windows());
+        memory.forEach(Buffer::close);
+        // the failed window left nothing behind: the next one registers, and a put into it lands
+        List<Window> next = register(4096);
+        next.get(0).buffer().write(0, new int[] {42});
+        await(rma(0).putSignal(next.get(0), next.get(0).buffer().slice(0, 4), 1, DataType.INT32, 2, 8),
+                rma(2).waitSignal(SignalWait.of(0, 1)));
+        assertArrayEquals(new int[] {42}, next.get(2).buffer().readInts(8, 1));
+        OneSided.closeAll(next).get(30, TimeUnit.SECONDS);
+    }
+
     OneSided rma(int rank) {
         return OneSided.of(comms.get(rank));
     }

@@ -277,16 +277,23 @@ final class HostComm implements DriverComm, OneSidedComm {
             throw new InvalidArgumentException("range [" + offset + ", +" + bytes + ") is outside a block of " + block.size() + " bytes");
         }
         long index = windowsRegistered++;
-        long[] sizes = allRanks("window#" + index, bytes, "registering window " + index);
-        for (int r = 0; r < sizes.length; r++) {
-            if (sizes[r] != bytes) {
-                throw new InvalidUsageException("ranks disagree on a window's size: rank " + rank + " registers " + bytes
-                        + " bytes, rank " + r + " " + sizes[r]);
-            }
-        }
         long handle = index + 1;
+        // Added before the ranks meet: the first rank back from the meeting may put here before this thread returns.
         mine.add(handle, h, offset, bytes);
-        return handle;
+        boolean agreed = false;
+        try {
+            long[] sizes = allRanks("window#" + index, bytes, "registering window " + index);
+            for (int r = 0; r < sizes.length; r++) {
+                if (sizes[r] != bytes) {
+                    throw new InvalidUsageException("ranks disagree on a window's size: rank " + rank + " registers " + bytes
+                            + " bytes, rank " + r + " " + sizes[r]);
+                }
+            }
+            agreed = true;
+            return handle;
+        } finally {
+            if (!agreed) mine.remove(handle);
+        }
     }
 
     @Override
