@@ -130,8 +130,13 @@ public abstract class NoLibraryDriver implements Driver {
 
             @Override
             public void destroy() {
+                streamDestroyed(handle);
             }
         };
+    }
+
+    /** Called when a stream of this driver is destroyed. */
+    protected void streamDestroyed(long handle) {
     }
 
     @Override

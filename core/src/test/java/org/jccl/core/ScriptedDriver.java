@@ -74,9 +74,22 @@ final class ScriptedDriver extends NoLibraryDriver {
     final Set<OpKind> unsupported = ConcurrentHashMap.newKeySet();
     /** When set, {@link #rejects} refuses every reduction with this reason. */
     volatile @Nullable String rejection;
+    /** What communicators say they wait for ({@code DriverComm.waitingFor}); null: nothing they can name. */
+    volatile @Nullable String waitingFor;
+    /** When set, asking a communicator what it waits for throws it. */
+    volatile @Nullable RuntimeException waitingForFailure;
+    /** When set, destroying a communicator throws it, as an {@code ncclCommDestroy} that fails. */
+    volatile @Nullable RuntimeException destroyFailure;
+    /** Streams destroyed, by handle. */
+    final Set<Long> destroyedStreams = ConcurrentHashMap.newKeySet();
 
     ScriptedDriver() {
         super("scripted", 1 << 20);
+    }
+
+    @Override
+    protected void streamDestroyed(long handle) {
+        destroyedStreams.add(handle);
     }
 
     @Override
@@ -285,7 +298,16 @@ final class ScriptedDriver extends NoLibraryDriver {
 
         @Override
         public void destroy() {
+            RuntimeException failure = destroyFailure;
+            if (failure != null) throw failure;
             destroyed.incrementAndGet();
+        }
+
+        @Override
+        public @Nullable String waitingFor() {
+            RuntimeException failure = waitingForFailure;
+            if (failure != null) throw failure;
+            return waitingFor;
         }
 
         @Override

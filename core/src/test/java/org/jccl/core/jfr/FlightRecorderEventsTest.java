@@ -33,6 +33,7 @@ import org.jccl.core.Jccl;
 import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.Work;
+import org.jccl.core.engine.EventLoop;
 import org.jccl.core.error.WorkTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -227,12 +228,14 @@ class FlightRecorderEventsTest {
         String key = "jccl.eventThread.stallWarning";
         System.setProperty(key, "100ms");
         CountDownLatch release = new CountDownLatch(1);
+        long stallsBefore = EventLoop.get().stallCount();
         try {
             Communicator c = ranks(1, CommOptions.defaults()).get(0);
             Buffer b = buffer(64);
             onEventThread(c, b, () -> awaitQuietly(release));
             await().atMost(WAIT).until(() -> !recorded(StallEvent.NAME).isEmpty());
             release.countDown();
+            assertTrue(EventLoop.get().stallCount() > stallsBefore, "the stall is counted");
             RecordedEvent stall = recorded(StallEvent.NAME).get(0);
             assertEquals(host.eventThread().getName(), stall.getThread("stalledThread").getJavaName());
             assertTrue(stall.getDuration("heldFor").compareTo(Duration.ofMillis(100)) >= 0, stall.getDuration("heldFor").toString());
