@@ -181,6 +181,43 @@ class CommunicatorTimeoutsTest extends ScriptedEngineFixture {
         assertEquals(c.describe(), c.state().toString());
     }
 
+    @Test
+    void anAbortTheLibraryNeverReturnsFromFailsAfterTheAbortTimeoutAndSaysSo() {
+        String saved = System.getProperty(JcclSettings.ABORT_TIMEOUT.property());
+        System.setProperty(JcclSettings.ABORT_TIMEOUT.property(), "200ms");
+        try {
+            Communicator returns = comm();
+            returns.abort().join();
+            driver.abortGate = new CountDownLatch(1);
+            Communicator hangs = comm();
+            Throwable e = failure(hangs.abort());
+            assertInstanceOf(WorkTimeoutException.class, e);
+            assertTrue(e.getMessage().contains("did not return within PT0.2S (jccl.abortTimeout)"), e.getMessage());
+            await().atMost(WAIT).until(() -> abortTimeoutLogs() == 1);
+            await().during(Duration.ofMillis(400)).atMost(WAIT).until(() -> abortTimeoutLogs() == 1);
+            assertTrue(logText().contains(hangs.describe() + " ncclCommAbort did not return"), logText());
+        } finally {
+            driver.abortGate.countDown();
+            if (saved == null) System.clearProperty(JcclSettings.ABORT_TIMEOUT.property());
+            else System.setProperty(JcclSettings.ABORT_TIMEOUT.property(), saved);
+        }
+    }
+
+    @Test
+    void anAbortedCommunicatorRefusesNewWorkWithTheAbortsCause() {
+        Communicator c = comm();
+        c.abort().join();
+        CommunicatorAbortedException e = assertThrows(CommunicatorAbortedException.class, () -> c.state().checkOpen());
+        assertTrue(e.getMessage().contains("aborted by the application"), e.getMessage());
+        Buffer b = buffer(16);
+        Throwable failed = failure(c.allReduce(b, b, 4, DataType.FLOAT32, ReduceOp.SUM));
+        assertTrue(failed.getMessage().contains("aborted by the application"), failed.getMessage());
+    }
+
+    private long abortTimeoutLogs() {
+        return logText().lines().filter(l -> l.contains("ncclCommAbort did not return within")).count();
+    }
+
     private long stallReports(Work w) {
         return logText().lines().filter(l -> l.contains("seq=" + w.sequence()) && l.contains("jccl.stallReport")).count();
     }

@@ -354,8 +354,8 @@ public final class CommunicatorState {
         synchronized (submitLock) {
             if (state == State.CLOSED) return CompletableFuture.completedFuture(null);
             if (state == State.ABORTED) return aborted;
+            failure = cause; // first: checkOpen reads the state without the lock, then the failure
             state = State.ABORTED;
-            failure = cause;
         }
         recordLifecycle("abort", cause.toString(), aborted);
         List<TrackedWork> inIssueOrder = new ArrayList<>(pending);
