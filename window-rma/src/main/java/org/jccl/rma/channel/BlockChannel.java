@@ -236,7 +236,9 @@ public final class BlockChannel {
      * ({@link #send} or {@link #receive()} fails with {@link ChannelClosedException}, and blocks still held count as
      * released), and a side never used ends the same way, so that the peer's side gets its answer. The window is
      * deregistered (a barrier of every rank) and its memory freed once every channel opened on the communicator has
-     * been closed, or with the communicator: a rank in that barrier could not answer a peer's channel. Idempotent.
+     * been closed, or with the communicator: a rank in that barrier could not answer a peer's channel. The close of the
+     * last open channel completes once those deregistrations have, so that what the caller issues next comes after
+     * them on every rank. Idempotent.
      */
     public Mono<Void> close() {
         return ReactiveModules.mono(shape, this::closeAsync);
@@ -244,16 +246,21 @@ public final class BlockChannel {
 
     private CompletableFuture<Void> closeAsync() {
         CompletableFuture<Void> settled;
+        CompletableFuture<Void> done = new CompletableFuture<>();
         synchronized (lock) {
             if (closing != null) return closing;
-            closing = settled = settleSides();
+            closing = done;
+            settled = settleSides();
         }
         channels.lanes.release(link.lane);
         channels.closed(settled, () -> link.window.closeAsync().whenComplete((v, e) -> {
             memory.close();
             link.pinned.close();
-        }));
-        return settled;
+        })).whenComplete((v, e) -> {
+            if (e != null) done.completeExceptionally(e);
+            else done.complete(null);
+        });
+        return done;
     }
 
     /**

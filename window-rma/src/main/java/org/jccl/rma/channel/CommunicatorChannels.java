@@ -126,17 +126,26 @@ final class CommunicatorChannels implements Attachment {
 
     /**
      * A close was called: its sides complete {@code settled}; {@code deregister} deregisters its window and frees its
-     * memory, once no channel of the communicator is open any more and no side of this rank is live.
+     * memory, once no channel of the communicator is open any more and no side of this rank is live. Returns when the
+     * close is done: once {@code settled}, and for the close of the last open channel also once the deregistrations
+     * it made due have completed. Those are barriers on the launch thread: a collective the caller issues after the
+     * close completes must come after them on every rank, or one rank would wait in the barrier with its collective
+     * queued behind it while its peer's collective, issued first, waits for it.
      */
-    void closed(CompletableFuture<?> settled, Supplier<CompletableFuture<Void>> deregister) {
+    CompletableFuture<Void> closed(CompletableFuture<Void> settled, Supplier<CompletableFuture<Void>> deregister) {
+        CompletableFuture<Void> done = settled;
         synchronized (this) {
             openChannels--;
             lingering.add(new Lingering(settled, deregister));
             CompletableFuture<Void> ended = settled.handle((v, e) -> null);
             beforeNextOpen = beforeNextOpen.isDone() ? ended : CompletableFuture.allOf(beforeNextOpen, ended);
-            if (openChannels == 0) makeDue();
+            if (openChannels == 0) {
+                makeDue();
+                done = CompletableFuture.allOf(settled, dueDone);
+            }
         }
         settled.whenComplete((v, e) -> pump());
+        return done;
     }
 
     private void makeDue() {

@@ -106,6 +106,7 @@ class BlockChannelClosePointsTest {
             firstClosed.join();
             secondClosed.join();
             checkEndedTyped(point, outcome);
+            if (point == Point.STREAMING) closedFirstSays(order, outcome);
             BlockChannelHostTest.communicatorsStillWork(backend, comms);
             // the lane the channel held is free, and its counters balanced: a new channel on it carries every block
             List<BlockChannel> next = BlockChannelLanesTest.openOnEveryRank(comms, 0, 1, SLOTS, 64).block(LIMIT);
@@ -224,6 +225,19 @@ class BlockChannelClosePointsTest {
                 assertInstanceOf(JcclException.class, e.getCause(), point + ": " + e.getCause());
             }
         }
+    }
+
+    /**
+     * While both sides stream, the side whose rank closes first learns it from its own close, before anything of the
+     * peer's close can reach it.
+     */
+    static void closedFirstSays(Order order, Outcome o) {
+        CompletableFuture<Long> side = order == Order.PRODUCER_FIRST ? o.sent : o.received;
+        String expected = order == Order.PRODUCER_FIRST ? "the channel was closed while its producer sent"
+                : "the channel was closed while its consumer received";
+        Throwable e = assertThrows(CompletionException.class, side::join).getCause();
+        assertInstanceOf(ChannelClosedException.class, e, order + ": " + e);
+        assertEquals(expected, e.getMessage(), order.toString());
     }
 
     /** A fresh channel's blocks all arrive, in order, intact. */

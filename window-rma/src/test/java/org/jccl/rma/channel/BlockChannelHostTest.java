@@ -1,5 +1,6 @@
 package org.jccl.rma.channel;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -14,7 +15,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
@@ -27,8 +30,10 @@ import org.jccl.core.Work;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.reactive.ReactiveCommunicator;
+import org.jccl.rma.OneSided;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -79,7 +84,9 @@ class BlockChannelHostTest {
         AtomicLong requested = new AtomicLong();
         AtomicLong released = new AtomicLong();
         AtomicLong worstAhead = new AtomicLong();
+        AtomicLong badRequests = new AtomicLong();
         Flux<Buffer> upstream = Flux.fromIterable(source).doOnRequest(n -> {
+            if (n <= 0) badRequests.incrementAndGet(); // Reactive Streams 3.9: a request must be positive
             long ahead = requested.addAndGet(n) - released.get();
             worstAhead.accumulateAndGet(ahead, Math::max);
         });
@@ -98,6 +105,7 @@ class BlockChannelHostTest {
         for (int i = 0; i < count; i++) assertArrayEquals(sent.get(i), got.get(i), "block " + i);
         // memory stays bounded: the producer never runs more than the ring (plus the slots in flight) ahead
         assertTrue(worstAhead.get() <= 2L * slots, "requested ahead of releases: " + worstAhead.get());
+        assertEquals(0, badRequests.get(), "requests of zero blocks or fewer");
         source.forEach(Buffer::close);
     }
 
@@ -173,13 +181,20 @@ class BlockChannelHostTest {
     void aConsumerThatCancelsEndsTheProducerWithATypedErrorAndLeavesTheCommunicatorUsable() throws Exception {
         List<BlockChannel> ch = open(2, 4, 64);
         List<Buffer> source = blocks(backend, 1000, 64, new ArrayList<>());
-        CompletableFuture<Long> producer = ch.get(0).send(Flux.fromIterable(source)).toFuture();
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        CompletableFuture<Long> producer = ch.get(0).send(Flux.fromIterable(source)
+                .doOnCancel(() -> upstreamCancelled.set(true))).toFuture();
         List<Long> seen = ch.get(1).receive().doOnNext(ReceivedBlock::release).map(ReceivedBlock::sequence).take(10)
                 .collectList().block(LIMIT);
         assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), seen);
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> producer.get(LIMIT.toSeconds(), TimeUnit.SECONDS), () -> "stuck: " + ch);
         assertInstanceOf(ChannelClosedException.class, e.getCause(), String.valueOf(e.getCause()));
+        assertEquals("the consumer cancelled", e.getCause().getMessage());
+        assertTrue(upstreamCancelled.get(), "the producer cancels its upstream");
+        InvalidUsageException again = assertThrows(InvalidUsageException.class,
+                () -> ch.get(0).send(Flux.fromIterable(source)).block(LIMIT));
+        assertTrue(again.getMessage().contains("already in use"), again.getMessage());
         communicatorStillWorks();
         closeAll(ch);
         source.forEach(Buffer::close);
@@ -213,14 +228,115 @@ class BlockChannelHostTest {
     void blocksLargerThanTheSlotsFailTheProducerAndEndTheConsumer() throws Exception {
         List<BlockChannel> ch = open(2, 2, 16);
         Buffer big = backend.allocate(-1, 17);
-        CompletableFuture<Long> producer = ch.get(0).send(Flux.just(big)).toFuture();
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        CompletableFuture<Long> producer = ch.get(0).send(Flux.just(big).doOnCancel(() -> upstreamCancelled.set(true))).toFuture();
         assertThrows(ChannelClosedException.class, () -> ch.get(1).receive().blockLast(LIMIT));
         ExecutionException e = assertThrows(ExecutionException.class, () -> producer.get(LIMIT.toSeconds(), TimeUnit.SECONDS));
         assertInstanceOf(InvalidArgumentException.class, e.getCause());
         assertTrue(e.getCause().getMessage().contains("at most 16"), e.getCause().getMessage());
+        assertTrue(upstreamCancelled.get(), "the producer cancels its upstream");
         communicatorStillWorks();
         closeAll(ch);
         big.close();
+    }
+
+    /** A block that cannot be copied (its owner closed it) fails the send, ends the consumer and cancels upstream. */
+    @Test
+    void aBlockThatCannotBeCopiedFailsTheProducerAndEndsTheConsumer() throws Exception {
+        List<BlockChannel> ch = open(2, 4, 64);
+        List<Buffer> source = blocks(backend, 5, 64, new ArrayList<>());
+        source.get(2).close();
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        CompletableFuture<Long> producer = ch.get(0).send(Flux.fromIterable(source)
+                .doOnCancel(() -> upstreamCancelled.set(true))).toFuture();
+        List<Long> seen = Collections.synchronizedList(new ArrayList<>());
+        ChannelClosedException consumerError = assertThrows(ChannelClosedException.class, () -> ch.get(1).receive()
+                .doOnNext(b -> {
+                    seen.add(b.sequence());
+                    b.release();
+                }).blockLast(LIMIT));
+        assertEquals("the producer failed", consumerError.getMessage());
+        assertEquals(List.of(0L, 1L), seen);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> producer.get(LIMIT.toSeconds(), TimeUnit.SECONDS));
+        assertInstanceOf(InvalidUsageException.class, e.getCause(), String.valueOf(e.getCause()));
+        assertTrue(upstreamCancelled.get(), "the producer cancels its upstream");
+        communicatorStillWorks();
+        closeAll(ch);
+        source.forEach(Buffer::close);
+    }
+
+    /** Cancelling the send's result ends the consumer typed, cancels upstream and leaves the communicator usable. */
+    @Test
+    void cancellingTheSendEndsTheConsumerAndCancelsUpstream() throws Exception {
+        List<BlockChannel> ch = open(2, 4, 64);
+        List<Buffer> source = blocks(backend, 20, 64, new ArrayList<>());
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        Disposable sending = ch.get(0).send(Flux.fromIterable(source).repeat()
+                .doOnCancel(() -> upstreamCancelled.set(true))).subscribe();
+        AtomicLong received = new AtomicLong();
+        CompletableFuture<Long> consumer = ch.get(1).receive().doOnNext(b -> {
+            received.incrementAndGet();
+            b.release();
+        }).count().toFuture();
+        await().atMost(LIMIT).until(() -> received.get() >= 10);
+        assertTrue(ch.get(0).toString().contains("producer[claimed=true, sent="), ch.get(0).toString());
+        assertTrue(ch.get(1).toString().contains("consumer[started=true, waitsIssued="), ch.get(1).toString());
+        sending.dispose();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> consumer.get(LIMIT.toSeconds(), TimeUnit.SECONDS));
+        assertInstanceOf(ChannelClosedException.class, e.getCause(), String.valueOf(e.getCause()));
+        assertEquals("the producer cancelled", e.getCause().getMessage());
+        assertTrue(upstreamCancelled.get(), "the producer cancels its upstream");
+        communicatorStillWorks();
+        closeAll(ch);
+        source.forEach(Buffer::close);
+    }
+
+    /**
+     * The channel is closed while both sides stream, so its sides settle after the close was called; rank 0 issues an
+     * all-reduce the moment its close of the last channel completes, rank 1 a little later. The window's
+     * deregistration is a barrier on the launch thread: had a close completed before it was issued, rank 1 could sit
+     * in the barrier with its all-reduce queued behind, while rank 0's all-reduce, issued first, held rank 0's
+     * deregistration behind it on its stream (seen once as a hang of BlockChannelLanesTest).
+     */
+    @Test
+    void aCollectiveIssuedTheMomentTheLastCloseCompletesComesAfterTheDeregistration() throws Exception {
+        comms = backend.initAll(2).get(30, TimeUnit.SECONDS);
+        List<Buffer> source = blocks(backend, 6, 64, new ArrayList<>());
+        List<Buffer> sums = new ArrayList<>();
+        for (int i = 0; i < 2; i++) sums.add(backend.allocate(-1, 4));
+        try {
+            for (int round = 0; round < 5; round++) {
+                List<BlockChannel> ch = Flux.fromIterable(comms).map(ReactiveCommunicator::of)
+                        .flatMapSequential(c -> BlockChannel.open(c, 0, 1, 2, 64)).collectList().block(LIMIT);
+                // closed while both sides stream: the sides settle after the close was called, on the event thread
+                AtomicLong received = new AtomicLong();
+                Disposable sending = ch.get(0).send(Flux.fromIterable(source).repeat()).onErrorComplete().subscribe();
+                Disposable receiving = ch.get(1).receive().doOnNext(b -> {
+                    received.incrementAndGet();
+                    b.release();
+                }).onErrorComplete().subscribe();
+                await().atMost(LIMIT).until(() -> received.get() >= 3);
+                List<CompletableFuture<Void>> reduced = new ArrayList<>();
+                for (int r = 0; r < 2; r++) {
+                    Communicator c = comms.get(r);
+                    Buffer b = sums.get(r);
+                    b.write(0, new int[] {1});
+                    Executor issuing = r == 0 ? Runnable::run : CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS);
+                    reduced.add(ch.get(r).close().toFuture().thenComposeAsync(v -> {
+                        assertEquals(List.of(), OneSided.of(c).windows(), "the window is gone once the last close completed");
+                        return c.allReduce(b, b, 1, DataType.INT32, ReduceOp.SUM);
+                    }, issuing));
+                }
+                for (CompletableFuture<Void> f : reduced) f.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(2, sums.get(0).readInts(0, 1)[0], "round " + round);
+                sending.dispose();
+                receiving.dispose();
+            }
+        } finally {
+            comms.forEach(Communicator::abort);
+            sums.forEach(Buffer::close);
+            source.forEach(Buffer::close);
+        }
     }
 
     /** A block size whose window size (slots × (header + block)) wraps is refused, typed, before anything is made. */
