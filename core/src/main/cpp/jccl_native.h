@@ -1,5 +1,5 @@
 /*
- * jccl's native layer: the only C the project compiles into its JNI library.
+ * jccl's native layer: the wrappers of its JNI library (beside jccl_kernels.h, jccl_dlpack.h and jccl_profiler.h).
  *
  * Loads NCCL or RCCL and the CUDA or HIP runtime at run time with dlopen and resolves every function separately with
  * dlsym, so building needs no vendor header or library and a function the loaded library lacks is a missing feature

@@ -21,11 +21,15 @@
 
 typedef struct { char internal[128]; } stub_id;
 /* deferred_slot/deferred_window: a window registration a non-blocking communicator finishes when no longer pending. */
-typedef struct { int rank; int nranks; int device; int nonblocking; int pending; void** deferred_slot; void* deferred_window; } stub_comm;
+typedef struct {
+    int rank; int nranks; int device; int nonblocking; int pending; void** deferred_slot; void* deferred_window;
+    void* profiler; int profiler_mask; /* the profiler plugin's context and event mask, if one was loaded */
+} stub_comm;
 static int next_op = 5;
 static stub_comm* group_nonblocking[16];
 static int group_count = 0;
 static int group_depth = 0;
+#include "stub_profiler.h"
 
 static stub_comm* new_comm(int rank, int nranks, int device, int nonblocking) {
     stub_comm* c = (stub_comm*) calloc(1, sizeof(stub_comm));
@@ -34,6 +38,7 @@ static stub_comm* new_comm(int rank, int nranks, int device, int nonblocking) {
     c->device = device;
     c->nonblocking = nonblocking;
     c->pending = nonblocking ? 2 : 0;
+    stub_profiler_init(&c->profiler, &c->profiler_mask, rank, nranks, c);
     return c;
 }
 
@@ -121,7 +126,11 @@ int ncclCommCount(stub_comm* c, int* n) { *n = c->nranks; return 0; }
 int ncclCommCuDevice(stub_comm* c, int* d) { *d = c->device; return 0; }
 int ncclCommUserRank(stub_comm* c, int* r) { *r = c->rank; return 0; }
 int ncclCommFinalize(stub_comm* c) { stub_log("ncclCommFinalize comm=%p", (void*) c); return 0; }
-int ncclCommDestroy(stub_comm* c) { stub_log("ncclCommDestroy comm=%p", (void*) c); return 0; }
+int ncclCommDestroy(stub_comm* c) {
+    stub_log("ncclCommDestroy comm=%p", (void*) c);
+    stub_profiler_finalize(c->profiler);
+    return 0;
+}
 int ncclCommAbort(stub_comm* c) { stub_log("ncclCommAbort comm=%p", (void*) c); return 0; }
 int ncclCommSplit(stub_comm* c, int color, int key, stub_comm** out, void* config) {
     stub_log("ncclCommSplit comm=%p color=%d key=%d", (void*) c, color, key);
@@ -149,6 +158,7 @@ int ncclRedOpDestroy(int op, stub_comm* c) { stub_log("ncclRedOpDestroy op=%d co
 
 int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, stub_comm* c, void* st) {
     stub_log("ncclAllReduce send=%p recv=%p count=%zu type=%d op=%d comm=%p stream=%p", s, r, n, t, op, (void*) c, st);
+    stub_profile(c->profiler, c->profiler_mask, c->rank, JP_COLL_API, "AllReduce", n, 0);
     return op_result(n, c);
 }
 int ncclBroadcast(const void* s, void* r, size_t n, int t, int root, stub_comm* c, void* st) {
@@ -169,16 +179,19 @@ int ncclReduceScatter(const void* s, void* r, size_t n, int t, int op, stub_comm
 }
 int ncclSend(const void* s, size_t n, int t, int peer, stub_comm* c, void* st) {
     stub_log("ncclSend send=%p count=%zu type=%d peer=%d comm=%p stream=%p", s, n, t, peer, (void*) c, st);
+    stub_profile(c->profiler, c->profiler_mask, c->rank, JP_P2P_API, "Send", n, peer);
     return op_result(n, c);
 }
 int ncclRecv(void* r, size_t n, int t, int peer, stub_comm* c, void* st) {
     stub_log("ncclRecv recv=%p count=%zu type=%d peer=%d comm=%p stream=%p", r, n, t, peer, (void*) c, st);
+    stub_profile(c->profiler, c->profiler_mask, c->rank, JP_P2P_API, "Recv", n, peer);
     return op_result(n, c);
 }
 int ncclGroupStart(void) { group_depth++; stub_log("ncclGroupStart"); return 0; }
 int ncclGroupEnd(void) {
     stub_log("ncclGroupEnd");
     if (--group_depth > 0) return 0;
+    stub_profile_group_end();
     int result = group_count > 0 ? 7 : 0;
     for (int i = 0; i < group_count; i++) group_nonblocking[i]->pending = 2;
     group_count = 0;

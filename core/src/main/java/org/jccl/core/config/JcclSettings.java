@@ -52,6 +52,11 @@ public final class JcclSettings {
      * {@code slf4j}, the SLF4J logger {@code nccl} at NCCL's levels, through a pipe ({@code NCCL_DEBUG=WARN} unless set).
      */
     public static final Setting NCCL_LOG = new Setting("jccl.nccl.log", "JCCL_NCCL_LOG", "stdout");
+    /**
+     * {@code on}: NCCL (2.28 and later) reports its profiler events to jccl's plugin, and they become JFR events
+     * ({@code jccl.NcclActivity}) attributed to jccl's operations; {@code off} (default) loads no plugin.
+     */
+    public static final Setting NCCL_PROFILER = new Setting("jccl.nccl.profiler", "JCCL_NCCL_PROFILER", "off");
     /** Default work timeout ({@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601); {@code 0} disables. */
     public static final Setting TIMEOUT = new Setting("jccl.timeout", "JCCL_TIMEOUT", "10m");
     /**
@@ -196,7 +201,7 @@ public final class JcclSettings {
 
     /** All settings, for the start-up log line and the configuration table of {@code docs/guides/launching.md}. */
     public static final List<Setting> ALL = List.of(BACKEND, NCCL_LIBRARY, CUDA_RUNTIME, RCCL_LIBRARY, HIP_RUNTIME,
-            CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE, NCCL_LOG,
+            CUDA_DRIVER, NVRTC_LIBRARY, HIPRTC_LIBRARY, NCCL_INCLUDE, CUDA_INCLUDE, KERNEL_CACHE, NCCL_LOG, NCCL_PROFILER,
             TIMEOUT, STALL_REPORT, TIMEOUT_POLICY, CLOSE_TIMEOUT, ABORT_TIMEOUT, INIT_TIMEOUT, SPIN, MAX_POLL_INTERVAL, EVENT_THREAD_STALL_WARNING,
             HOST_INIT_TIMEOUT, HOST_PEER_TIMEOUT,
             JCCL_MASTER_ADDR, MASTER_ADDR, JCCL_MASTER_PORT, MASTER_PORT, JCCL_RANK, RANK, JCCL_WORLD_SIZE, WORLD_SIZE,

@@ -102,6 +102,11 @@ public final class CommunicatorState {
         return label;
     }
 
+    /** The communicator's id, shared by its ranks (as {@code comm=3f2a} in messages and JFR events). */
+    public String id() {
+        return id;
+    }
+
     public StreamQueue stream() {
         return stream;
     }

@@ -140,6 +140,7 @@ public final class IssuePath {
         Driver driver = first.driver();
         boolean grouped = comms.size() > 1 || parts.get(0).size() > 1;
         for (CommunicatorState c : comms) c.inLibrary(true);
+        driver.attribute(first.id(), w.sequence());
         try {
             if (grouped) driver.groupStart();
             try {
@@ -165,6 +166,7 @@ public final class IssuePath {
         } catch (RuntimeException e) {
             failLaunch(w, comms, new JcclException("launch failed: " + e, e));
         } finally {
+            driver.attribute(null, -1);
             for (CommunicatorState c : comms) c.inLibrary(false);
         }
     }

@@ -70,4 +70,14 @@ public final class JfrEvents {
     public static void stall(Thread eventThread, StackTraceElement[] stack, long heldForNanos, long thresholdNanos) {
         if (AVAILABLE) StallEvent.record(eventThread, stack, heldForNanos, thresholdNanos);
     }
+
+    /** Whether a recording wants {@link NcclActivityEvent}s now: the profiler's drain decodes nothing when not. */
+    public static boolean ncclActivityWanted() {
+        return AVAILABLE && NcclActivityEvent.wanted();
+    }
+
+    /** One event of NCCL's profiler, committed now if a recording wants it. */
+    public static void ncclActivity(NcclActivity activity) {
+        if (AVAILABLE) NcclActivityEvent.record(activity);
+    }
 }

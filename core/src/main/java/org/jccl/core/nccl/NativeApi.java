@@ -14,7 +14,7 @@ import org.bytedeco.javacpp.annotation.Platform;
  * Output values go into caller-supplied arrays, so the hot path (launch, record, poll) creates no Java objects.
  * The context argument is the value {@link #jn_open} returned.
  */
-@Platform(include = {"jccl_native.h", "jccl_kernels.h", "jccl_dlpack.h"}, link = "dl")
+@Platform(include = {"jccl_native.h", "jccl_kernels.h", "jccl_dlpack.h", "jccl_profiler.h"}, link = "dl")
 final class NativeApi {
     static {
         Loader.load();
@@ -305,6 +305,20 @@ final class NativeApi {
 
     /** Frees a tensor {@link #jn_dlpack_new} made. */
     static native void jn_dlpack_free(long managed);
+
+    // ---- jccl's NCCL profiler plugin (jccl_profiler.h), used by NcclProfiler
+
+    static native String jn_profiler_library();
+
+    static native void jn_profiler_enable(int mask);
+
+    static native void jn_profiler_tag(long commKey, long sequence);
+
+    static native int jn_profiler_drain(byte[] out, int max);
+
+    static native void jn_profiler_counts(long[] out);
+
+    static native int jn_profiler_record_bytes();
 
     /**
      * The deleter of every DLManagedTensor jccl exports: a C function pointer whose call (by the consumer, on any of

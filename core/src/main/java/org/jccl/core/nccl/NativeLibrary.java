@@ -55,6 +55,7 @@ final class NativeLibrary {
         try {
             NcclEnvironment.apply(); // before dlopen: NCCL may read its variables as it loads
             NcclLogBridge.applyIfAsked(); // after: a NCCL_DEBUG_FILE the user set wins
+            NcclProfiler.applyIfAsked(); // likewise for NCCL_PROFILER_PLUGIN
             ctx = NativeApi.jn_open(kind == BackendKind.RCCL ? 1 : 0, ncclCandidates, runtimeCandidates, error, error.length);
         } catch (UnsatisfiedLinkError e) {
             throw new LibraryUnavailableException("jccl's JNI library could not be loaded for this platform: " + e.getMessage());
@@ -74,6 +75,7 @@ final class NativeLibrary {
                 throw new LibraryUnavailableException(lib.ncclPath + " is not a usable " + kind.id() + " library: it lacks " + required);
             }
         }
+        NcclProfiler.loaded(kind == BackendKind.RCCL, lib.version);
         return lib;
     }
 

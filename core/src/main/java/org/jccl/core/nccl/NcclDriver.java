@@ -246,6 +246,7 @@ public final class NcclDriver implements Driver {
         if (code != Errors.SUCCESS && !(code == Errors.IN_PROGRESS && !config.isBlocking())) {
             throw lib.failure(code, what, comm);
         }
+        if (code == Errors.SUCCESS) NcclProfiler.communicatorCreated();
         return new NcclComm(this, comm, rank, nranks, device, !config.isBlocking(), strings);
     }
 
@@ -261,10 +262,16 @@ public final class NcclDriver implements Driver {
         for (int i = 0; i < devices.length; i++) {
             out.add(new NcclComm(this, comms[i], i, devices.length, devices[i], false, List.of()));
         }
+        NcclProfiler.communicatorCreated();
         return List.copyOf(out);
     }
 
     // ---- operations
+
+    @Override
+    public void attribute(@Nullable String communicatorId, long sequence) {
+        NcclProfiler.attribute(communicatorId, sequence);
+    }
 
     @Override
     public void groupStart() {

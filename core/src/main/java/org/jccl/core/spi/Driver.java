@@ -112,6 +112,14 @@ public interface Driver {
 
     // ---- operations
 
+    /**
+     * On the launch thread, around the library calls that launch one work: they belong to operation {@code sequence}
+     * of communicator {@code communicatorId}, until a call with null. Lets a driver attribute what the library reports
+     * of them (NCCL's profiler events) to jccl's operation; by default nothing.
+     */
+    default void attribute(@Nullable String communicatorId, long sequence) {
+    }
+
     void groupStart();
 
     void groupEnd();

@@ -33,6 +33,15 @@ final class StubLibraries {
 
     /** Builds a stub pair, the NCCL stub compiled with {@code ncclFlags} (e.g. {@code -DSTUB_OLD_ALLTOALLV}). */
     static StubLibraries build(Path dir, int version, String... ncclFlags) {
+        return build(dir, version, List.of(), ncclFlags);
+    }
+
+    /** A stub pair a whole backend runs on: every event of the runtime stub is complete when queried. */
+    static StubLibraries buildForBackend(Path dir, int version, String... ncclFlags) {
+        return build(dir, version, List.of("-DSTUB_EVENTS_COMPLETE"), ncclFlags);
+    }
+
+    private static StubLibraries build(Path dir, int version, List<String> runtimeFlags, String... ncclFlags) {
         Path sources = Paths.get("src", "test", "c").toAbsolutePath();
         Path nccl = dir.resolve("libnccl.so.2");
         Path cudart = dir.resolve("libcudart.so.13");
@@ -40,7 +49,10 @@ final class StubLibraries {
         ncclCommand.addAll(List.of(ncclFlags));
         ncclCommand.addAll(List.of("-o", nccl.toString(), sources.resolve("stub_nccl.c").toString(), "-ldl"));
         compile(ncclCommand);
-        compile(List.of("gcc", "-shared", "-fPIC", "-O1", "-o", cudart.toString(), sources.resolve("stub_cudart.c").toString(), "-ldl"));
+        List<String> runtimeCommand = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-O1"));
+        runtimeCommand.addAll(runtimeFlags);
+        runtimeCommand.addAll(List.of("-o", cudart.toString(), sources.resolve("stub_cudart.c").toString(), "-ldl"));
+        compile(runtimeCommand);
         return new StubLibraries(nccl, cudart);
     }
 
