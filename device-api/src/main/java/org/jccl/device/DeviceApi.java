@@ -200,6 +200,46 @@ public final class DeviceApi {
     /** {@link #launch(Kernel, LaunchConfig, KernelArgs)} with its own timeout (zero for none). */
     public Work launch(Kernel kernel, LaunchConfig config, KernelArgs args, Duration timeout) {
         Errors.requireArgument(timeout, "timeout");
+        Checked c = check(kernel, config, args);
+        Supplier<Work> issue = () -> {
+            kernel.library().launchStarted();
+            Work w;
+            try {
+                w = spi.issue(c.operation(), timeout);
+            } catch (RuntimeException e) {
+                kernel.library().launchEnded();
+                throw e;
+            }
+            w.whenComplete((v, error) -> kernel.library().launchEnded());
+            return w;
+        };
+        return whileOpen(c.marshalled().deviceComms(), 0, issue);
+    }
+
+    /**
+     * The launch as an operation to add to a {@link org.jccl.core.Step} (or a {@link org.jccl.core.Group}), checked as
+     * {@link #launch} checks it. It keeps the kernel's library loaded until it is closed: close it once the step that
+     * captured it is closed. A captured graph holds no device communicator alive, so a launch whose arguments hold one
+     * is refused here.
+     *
+     * @throws InvalidArgumentException for a configuration or argument the kernel or device refuses
+     * @throws InvalidUsageException    for a closed library, or arguments holding a device communicator
+     */
+    public KernelLaunch prepare(Kernel kernel, LaunchConfig config, KernelArgs args) {
+        Checked c = check(kernel, config, args);
+        if (!c.marshalled().deviceComms().isEmpty()) {
+            throw new InvalidUsageException(kernel.name() + ": a launch with a device communicator cannot be prepared for a"
+                    + " step (a replay could outlive it); launch it with launch()");
+        }
+        kernel.library().launchStarted(); // throws for a closed library
+        return new KernelLaunch(c.operation(), kernel.library()::launchEnded);
+    }
+
+    /** A launch's arguments, checked and marshalled, and the operation that enqueues it. */
+    private record Checked(KernelArgs.Marshalled marshalled, StreamOperation operation) {
+    }
+
+    private Checked check(Kernel kernel, LaunchConfig config, KernelArgs args) {
         Errors.requireArgument(kernel, "kernel");
         Errors.requireArgument(config, "config");
         Errors.requireArgument(args, "args");
@@ -220,22 +260,10 @@ public final class DeviceApi {
         KernelArgs.Marshalled m = args.marshal(kernel, spi);
         int[] dims = config.dims();
         String what = "launch(" + kernel.name() + ", " + config + ")";
-        Supplier<Work> issue = () -> {
-            kernel.library().launchStarted();
-            Work w;
-            try {
-                w = spi.issue(new StreamOperation(what, m.buffers(), stream -> {
-                    for (DeviceComm d : m.deviceComms()) d.checkNotDestroyed();
-                    runtime.launch(kernel.handle(), dims, config.sharedBytes(), stream, m.bytes(), m.offsets());
-                }), timeout);
-            } catch (RuntimeException e) {
-                kernel.library().launchEnded();
-                throw e;
-            }
-            w.whenComplete((v, error) -> kernel.library().launchEnded());
-            return w;
-        };
-        return whileOpen(m.deviceComms(), 0, issue);
+        return new Checked(m, new StreamOperation(what, m.buffers(), stream -> {
+            for (DeviceComm d : m.deviceComms()) d.checkNotDestroyed();
+            runtime.launch(kernel.handle(), dims, config.sharedBytes(), stream, m.bytes(), m.offsets());
+        }));
     }
 
     /** Issues while every device communicator is open, so that none's destruction can come before the launch. */

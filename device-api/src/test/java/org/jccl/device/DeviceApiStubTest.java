@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
 import org.jccl.core.Communicator;
+import org.jccl.core.Step;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.UnsupportedFeatureException;
@@ -198,5 +199,47 @@ class DeviceApiStubTest {
         assertTrue(library.isClosed());
         assertThrows(InvalidUsageException.class, () -> DeviceApi.of(comm).launch(tick, LaunchConfig.of(1, 1), KernelArgs.create().int32(7)));
         assertEquals(0, count(calls("libcuda.so.1"), "cuLaunchKernel"));
+    }
+
+    @Test
+    void aPreparedLaunchRunsOnEveryReplayOfItsStepAndHoldsItsLibraryUntilClosed() throws Exception {
+        KernelLibrary library = KernelLibrary.load(backend, KernelImage.ptx("kernel tick 4\n"));
+        Kernel tick = library.kernel("tick");
+        DeviceApi api = DeviceApi.of(comm);
+        calls("libcuda.so.1");
+        KernelLaunch launch = api.prepare(tick, LaunchConfig.of(2, 32), KernelArgs.create().int32(7));
+        assertEquals(0, count(calls("libcuda.so.1"), "cuLaunchKernel"), "preparing enqueues nothing");
+        // The stub runtime cannot capture graphs: a re-issued step enqueues the same operation on every replay.
+        Step step = Step.builder(comm).add(launch.operation()).buildReissued().get(30, TimeUnit.SECONDS);
+        for (int i = 0; i < 3; i++) step.replay().get(30, TimeUnit.SECONDS);
+        List<String> launches = calls("libcuda.so.1").stream().filter(l -> l.startsWith("cuLaunchKernel")).toList();
+        assertEquals(3, launches.size(), launches.toString());
+        assertTrue(launches.get(0).contains("grid=2,1,1 block=32,1,1"), launches.get(0));
+        library.close();
+        step.close();
+        assertTrue(!library.unloaded().isDone(), "the prepared launch still holds the library");
+        launch.close();
+        launch.close();
+        library.unloaded().get(30, TimeUnit.SECONDS);
+        assertEquals(1, count(calls("libcuda.so.1"), "cuLibraryUnload"));
+        assertThrows(InvalidUsageException.class, () -> api.prepare(tick, LaunchConfig.of(1, 1), KernelArgs.create().int32(7)),
+                "a closed library prepares nothing");
+    }
+
+    @Test
+    void aLaunchHoldingADeviceCommunicatorIsNotPreparedForAStep() throws Exception {
+        DeviceComm d = deviceComm(1);
+        Window w = window(4096);
+        try (KernelLibrary library = KernelLibrary.load(backend, KernelImage.ptx(FILL))) {
+            InvalidUsageException e = assertThrows(InvalidUsageException.class, () -> DeviceApi.of(comm).prepare(library.kernel("fill"),
+                    LaunchConfig.of(1, 32), KernelArgs.create().window(w).deviceComm(d).float32(1f).int64(16)));
+            assertTrue(e.getMessage().contains("device communicator"), e.getMessage());
+            assertThrows(InvalidArgumentException.class, () -> DeviceApi.of(comm).prepare(library.kernel("fill"),
+                    LaunchConfig.of(1, 32), KernelArgs.create().window(w)), "arguments are checked as launch checks them");
+        } finally {
+            d.closeAsync().get(30, TimeUnit.SECONDS);
+            w.closeAsync().get(30, TimeUnit.SECONDS);
+            w.buffer().close();
+        }
     }
 }

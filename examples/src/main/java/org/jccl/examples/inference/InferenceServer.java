@@ -2,6 +2,7 @@ package org.jccl.examples.inference;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Random;
 import java.util.function.Consumer;
 import org.jccl.examples.bench.LoadGenerator;
@@ -21,8 +22,12 @@ import reactor.netty.http.server.HttpServerResponse;
  *
  * <pre>
  *   launcher --nproc N -- org.jccl.examples.inference.InferenceServer [port (0: any)] [max requests in flight] [timeout ms]
- *       [max batch (32)] [max wait ms (2)] [seed (1)] [--load 1,4,16,64,256 [--load-requests N] [--load-seconds S] [--plot FILE.svg]]
+ *       [max batch (32)] [max wait ms (2)] [seed (1)] [--batch-step graph|eager]
+ *       [--load 1,4,16,64,256 [--load-requests N] [--load-seconds S] [--plot FILE.svg]]
  * </pre>
+ *
+ * On GPUs each batch size's step is captured after its first run and replayed as one graph launch
+ * ({@code --batch-step graph}, the default; {@link BatchGraphs}); {@code eager} issues its five operations every time.
  *
  * {@code GET /infer?x=v1,...,v64[&timeoutMs=T]} answers {@code {"y":[...32 values]}}; 400 for other than
  * {@link MlpModel#IN} finite numbers or a {@code timeoutMs} other than 1..60000 ({@link RequestInput}), 405 another
@@ -37,15 +42,21 @@ public final class InferenceServer {
         int maxBatch = options.intArg(0, 32);
         Duration maxWait = Duration.ofMillis(options.intArg(1, 2));
         long seed = options.intArg(2, 1);
+        String batchStep = Objects.requireNonNullElse(options.flag("--batch-step"), "graph");
+        if (!batchStep.equals("graph") && !batchStep.equals("eager")) {
+            throw new IllegalArgumentException("--batch-step is graph or eager, not " + batchStep);
+        }
+        boolean graphs = batchStep.equals("graph");
         ServiceRanks.run("inference", "batches",
-                (backend, comm, steps) -> new InferenceSteps(backend, comm, steps, new MlpModel(seed, comm.rank(), comm.size()), maxBatch),
+                (backend, comm, steps) -> new InferenceSteps(backend, comm, steps, new MlpModel(seed, comm.rank(), comm.size()),
+                        maxBatch, graphs),
                 (comm, steps) -> {
                     RankZeroFront<InferRequest> front = new RankZeroFront<>("inference", options);
                     return front.serve(comm, requests -> steps.lead(requests.bufferTimeout(maxBatch, maxWait, true)),
                             routes(front),
                             "MLP " + MlpModel.IN + "-" + MlpModel.HIDDEN + "-" + MlpModel.IN + "-" + MlpModel.OUT + " over "
                                     + comm.size() + " ranks (seed " + seed + "), batches of at most " + maxBatch + " within "
-                                    + maxWait.toMillis() + " ms",
+                                    + maxWait.toMillis() + " ms, batch step " + batchStep,
                             workload(seed));
                 });
     }

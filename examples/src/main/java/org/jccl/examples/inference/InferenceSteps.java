@@ -9,7 +9,11 @@ import org.jccl.core.BackendKind;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
+import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
+import org.jccl.core.Step;
+import org.jccl.core.Work;
+import org.jccl.device.KernelLaunch;
 import org.jccl.examples.serving.OrderedSteps;
 import org.jccl.reactive.ReactiveCommunicator;
 import org.jspecify.annotations.Nullable;
@@ -38,9 +42,11 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     private final Buffer head;
     private final Buffer gathered;
     private final @Nullable MlpKernels kernels;
+    private final @Nullable BatchGraphs graphs;
     private List<InferRequest> live = List.of();
 
-    InferenceSteps(Backend backend, ReactiveCommunicator comm, Scheduler steps, MlpModel model, int maxBatch) {
+    /** {@code graphs}: on GPUs, replay each batch size's step as a captured graph (else issue it eagerly each time). */
+    InferenceSteps(Backend backend, ReactiveCommunicator comm, Scheduler steps, MlpModel model, int maxBatch, boolean graphs) {
         super(backend, comm, steps);
         this.model = model;
         this.size = comm.size();
@@ -51,6 +57,7 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         this.head = backend.allocate(device, 4L * maxBatch * model.outPart());
         this.gathered = backend.allocate(device, 4L * maxBatch * MlpModel.OUT);
         this.kernels = backend.kind() == BackendKind.HOST ? null : new MlpKernels(backend, comm.communicator(), model);
+        this.graphs = kernels != null && graphs ? new BatchGraphs() : null;
     }
 
     @Override
@@ -94,8 +101,53 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
                 .then(comm.allGather(head, gathered, (long) n * model.outPart(), DataType.FLOAT32));
     }
 
-    /** Everything issued at once, in this order on the stream; the step resumes on its own thread when all are done. */
+    /**
+     * The step on the device: replayed where this batch size is captured; else issued eagerly, and captured after its
+     * first eager run.
+     */
     private Mono<Void> onDevice(MlpKernels gpu, int n) {
+        Step captured = graphs == null ? null : graphs.step(n);
+        if (captured != null) return replay(captured);
+        Mono<Void> eager = eager(gpu, n);
+        if (graphs == null || !graphs.captureAfter(n)) return eager;
+        return eager.then(graphs.capture(n, size -> recipe(gpu, size), scheduler()));
+    }
+
+    private Mono<Void> replay(Step step) {
+        return Mono.defer(() -> {
+            Work replayed;
+            try {
+                replayed = step.replay();
+            } catch (RuntimeException refused) {
+                comm.communicator().abort(); // the other ranks replay theirs: fail them now, not at their timeout
+                return Mono.error(refused);
+            }
+            return Mono.fromFuture(replayed).then().publishOn(scheduler());
+        });
+    }
+
+    /** Batch size {@code n}'s operations for a step: the eager path's, in its order. */
+    private BatchGraphs.Recipe recipe(MlpKernels gpu, int n) {
+        long activations = (long) n * MlpModel.IN;
+        KernelLaunch blockKernel = gpu.prepareBlock(inputs, partial, n);
+        KernelLaunch headKernel;
+        try {
+            headKernel = gpu.prepareHead(block, head, n);
+        } catch (RuntimeException e) {
+            blockKernel.close();
+            throw e;
+        }
+        Step.Builder b = Step.builder(comm.communicator())
+                .add(Operation.broadcast(inputs, inputs, activations, DataType.FLOAT32, 0))
+                .add(blockKernel.operation())
+                .add(Operation.allReduce(partial, block, activations, DataType.FLOAT32, ReduceOp.SUM))
+                .add(headKernel.operation())
+                .add(Operation.allGather(head, gathered, (long) n * model.outPart(), DataType.FLOAT32));
+        return new BatchGraphs.Recipe(b, List.of(blockKernel, headKernel));
+    }
+
+    /** Everything issued at once, in this order on the stream; the step resumes on its own thread when all are done. */
+    private Mono<Void> eager(MlpKernels gpu, int n) {
         return Mono.defer(() -> {
             Communicator c = comm.communicator();
             long activations = (long) n * MlpModel.IN;
@@ -132,6 +184,7 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     @Override
     public void close() {
         super.close();
+        if (graphs != null) graphs.close();
         inputs.close();
         partial.close();
         block.close();

@@ -8,6 +8,7 @@ import org.jccl.device.DeviceApi;
 import org.jccl.device.Kernel;
 import org.jccl.device.KernelArgs;
 import org.jccl.device.KernelCompiler;
+import org.jccl.device.KernelLaunch;
 import org.jccl.device.KernelLibrary;
 import org.jccl.device.KernelSource;
 import org.jccl.device.LaunchConfig;
@@ -78,15 +79,34 @@ final class MlpKernels implements AutoCloseable {
 
     /** {@code y = relu(x·A_r)·B_r} for {@code batch} samples, issued now on the communicator's stream. */
     Work block(Buffer x, Buffer y, int batch) {
-        LaunchConfig config = LaunchConfig.of(batch, THREADS).withSharedBytes(4 * hiddenPart);
-        return api.launch(block, config, KernelArgs.create().pointer(x).pointer(a).pointer(b).pointer(y)
-                .int32(MlpModel.IN).int32(hiddenPart));
+        return api.launch(block, blockConfig(batch), blockArgs(x, y));
+    }
+
+    /** {@link #block} prepared for a step. */
+    KernelLaunch prepareBlock(Buffer x, Buffer y, int batch) {
+        return api.prepare(block, blockConfig(batch), blockArgs(x, y));
     }
 
     /** {@code z = y·C_r} for {@code batch} samples, issued now on the communicator's stream. */
     Work head(Buffer y, Buffer z, int batch) {
-        return api.launch(head, LaunchConfig.of(batch, THREADS), KernelArgs.create().pointer(y).pointer(c).pointer(z)
-                .int32(MlpModel.IN).int32(outPart));
+        return api.launch(head, LaunchConfig.of(batch, THREADS), headArgs(y, z));
+    }
+
+    /** {@link #head} prepared for a step. */
+    KernelLaunch prepareHead(Buffer y, Buffer z, int batch) {
+        return api.prepare(head, LaunchConfig.of(batch, THREADS), headArgs(y, z));
+    }
+
+    private LaunchConfig blockConfig(int batch) {
+        return LaunchConfig.of(batch, THREADS).withSharedBytes(4 * hiddenPart);
+    }
+
+    private KernelArgs blockArgs(Buffer x, Buffer y) {
+        return KernelArgs.create().pointer(x).pointer(a).pointer(b).pointer(y).int32(MlpModel.IN).int32(hiddenPart);
+    }
+
+    private KernelArgs headArgs(Buffer y, Buffer z) {
+        return KernelArgs.create().pointer(y).pointer(c).pointer(z).int32(MlpModel.IN).int32(outPart);
     }
 
     @Override

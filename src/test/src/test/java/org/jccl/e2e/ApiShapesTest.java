@@ -129,6 +129,8 @@ class ApiShapesTest {
             entry("OneSided.putSignalOperation(Window, Buffer, long, DataType, int, long, int, int)", AS_DATA),
             entry("OneSided.signalOperation(int, int, int)", AS_DATA),
             entry("OneSided.waitSignalOperation(SignalWait[])", AS_DATA),
+            entry("DeviceApi.prepare(Kernel, LaunchConfig, KernelArgs)", "the launch as data for a Step, checked at once: not"
+                    + " issued, so nothing to await; the step's replay is awaited in every shape (ReactiveStep, CoroutineStep)"),
             entry("DeviceApi.communicator()", QUERY),
             entry("DeviceApi.toString()", DESCRIPTION),
             entry("OneSided.toString()", DESCRIPTION),
