@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
@@ -310,19 +312,24 @@ class BlockChannelClosePointsTest {
     /**
      * A one-rank channel whose consumer cancels mid-stream leaves no wait on the stream (the next all-reduce, issued
      * without closing the channel, completes) and no signal unconsumed (a new channel on the lane is intact); the
-     * producer fails typed.
+     * producer fails typed and cancels its upstream, which is not drained to its end.
      */
     @Test
     void aOneRankConsumerThatCancelsLeavesNothingOnTheStream() throws Exception {
         comms = backend.initAll(1).get(30, TimeUnit.SECONDS);
         BlockChannel only = BlockChannelLanesTest.openOnEveryRank(comms, 0, 0, SLOTS, 64).block(LIMIT).get(0);
         source = BlockChannelHostTest.blocks(backend, 100, 64, new ArrayList<>());
-        CompletableFuture<Long> producer = only.send(Flux.fromIterable(source)).toFuture();
+        AtomicBoolean upstreamCancelled = new AtomicBoolean();
+        AtomicInteger taken = new AtomicInteger();
+        CompletableFuture<Long> producer = only.send(Flux.fromIterable(source).doOnNext(b -> taken.incrementAndGet())
+                .doOnCancel(() -> upstreamCancelled.set(true))).toFuture();
         List<Long> seen = only.receive().doOnNext(ReceivedBlock::release).map(ReceivedBlock::sequence).take(10)
                 .collectList().block(LIMIT);
         assertEquals(10, seen.size());
         CompletionException e = assertThrows(CompletionException.class, () -> producer.orTimeout(20, TimeUnit.SECONDS).join());
         assertInstanceOf(ChannelClosedException.class, e.getCause(), String.valueOf(e.getCause()));
+        await().atMost(LIMIT).untilTrue(upstreamCancelled);
+        assertTrue(taken.get() < source.size(), "upstream drained to its end: " + taken.get());
         BlockChannelHostTest.communicatorsStillWork(backend, comms);
         assertEquals(0, comms.get(0).pendingCount());
         only.close().block(LIMIT);
