@@ -30,12 +30,17 @@ public final class Buffer implements AutoCloseable {
     private final boolean owner;
     /** Where drivers see this buffer; made once, so the hot path neither allocates it nor misses it in cache. */
     private final MemoryRef ref;
+    /** The buffer this one is a {@linkplain #part part} of (closed with it), or null. */
+    private final @Nullable Buffer within;
+    /** A part's hook, run once when it is closed. */
+    private final @Nullable Runnable onClose;
 
     Buffer(Driver driver, MemoryBlock block) {
-        this(driver, block, 0, block.size(), new AtomicBoolean(), true);
+        this(driver, block, 0, block.size(), new AtomicBoolean(), true, null, null);
     }
 
-    private Buffer(Driver driver, MemoryBlock block, long offset, long byteSize, AtomicBoolean closed, boolean owner) {
+    private Buffer(Driver driver, MemoryBlock block, long offset, long byteSize, AtomicBoolean closed, boolean owner,
+                   @Nullable Buffer within, @Nullable Runnable onClose) {
         this.driver = driver;
         this.block = block;
         this.offset = offset;
@@ -43,6 +48,8 @@ public final class Buffer implements AutoCloseable {
         this.closed = closed;
         this.owner = owner;
         this.ref = new MemoryRef(block, offset);
+        this.within = within;
+        this.onClose = onClose;
     }
 
     /** A view of {@code byteSize} bytes starting {@code offset} bytes into this buffer; closed with its owner. */
@@ -52,7 +59,17 @@ public final class Buffer implements AutoCloseable {
             throw new InvalidArgumentException("slice [" + offset + ", +" + byteSize + ") is outside a buffer of "
                     + this.byteSize + " bytes");
         }
-        return new Buffer(driver, block, this.offset + offset, byteSize, closed, false);
+        return new Buffer(driver, block, this.offset + offset, byteSize, closed, false, within, null);
+    }
+
+    /**
+     * A part of this buffer that is a buffer of its own (a pool's allocation, {@code ModuleContext.part}): closed on
+     * its own, which refuses it to later operations and runs {@code onClose} once, and closed with this buffer too.
+     * Its memory is this buffer's: pending work keeps it alive, as for a view.
+     */
+    Buffer part(long offset, long byteSize, Runnable onClose) {
+        checkRange(offset, byteSize);
+        return new Buffer(driver, block, this.offset + offset, byteSize, new AtomicBoolean(), true, this, onClose);
     }
 
     /** The address passed to the library (a device pointer on GPU backends). */
@@ -264,18 +281,21 @@ public final class Buffer implements AutoCloseable {
         return ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
     }
 
-    /** Whether this buffer (or the buffer it is a view of) was closed. */
+    /** Whether this buffer (or the buffer it is a view or a part of) was closed. */
     public boolean isClosed() {
-        return closed.get();
+        return closed.get() || within != null && within.isClosed();
     }
 
     /**
      * Closes the owning buffer: later operations on it or its views are rejected; the memory is freed once no
-     * pending work uses it. Closing a view only does nothing. Idempotent.
+     * pending work uses it (a part only tells its owner it is free). Closing a view only does nothing. Idempotent.
      */
     @Override
     public void close() {
-        if (owner && closed.compareAndSet(false, true)) block.release();
+        if (owner && closed.compareAndSet(false, true)) {
+            if (onClose != null) onClose.run(); // a part: the memory is its parent's
+            else block.release();
+        }
     }
 
     /** The backend's memory block: the engine's and, through {@link Modules}' contexts, modules'. */
@@ -300,7 +320,7 @@ public final class Buffer implements AutoCloseable {
 
     /** Refuses a closed buffer, and one whose foreign memory its owner freed. */
     void checkOpen() {
-        if (closed.get()) throw new InvalidUsageException("buffer " + this + " is closed");
+        if (isClosed()) throw new InvalidUsageException("buffer " + this + " is closed");
         String gone = block.whyUnusable();
         if (gone != null) throw new InvalidUsageException("buffer " + this + " cannot be used: " + gone);
     }

@@ -64,6 +64,13 @@ final class CommunicatorContext implements ModuleContext {
     }
 
     @Override
+    public Buffer part(Buffer parent, long offset, long bytes, Runnable closed) {
+        Errors.requireArgument(parent, "parent");
+        Errors.requireArgument(closed, "closed");
+        return parent.part(offset, bytes, closed);
+    }
+
+    @Override
     public <T> CompletableFuture<T> call(String what, Supplier<T> task) {
         Errors.requireArgument(task, "task");
         return state.call(what, task, communicator.options().timeout());

@@ -53,6 +53,16 @@ public interface ModuleContext {
     MemoryRef memory(Buffer buffer);
 
     /**
+     * {@code bytes} of {@code parent} from {@code offset} as a buffer of its own, for a module that sub-allocates
+     * (a pool in one registered window): closing it refuses it to later operations and runs {@code closed} once; it is
+     * closed with {@code parent} too. Its memory is the parent's, kept alive by pending work as for any buffer.
+     *
+     * @throws org.jccl.core.error.InvalidArgumentException for a range outside {@code parent}
+     * @throws org.jccl.core.error.InvalidUsageException    for a closed parent
+     */
+    Buffer part(Buffer parent, long offset, long bytes, Runnable closed);
+
+    /**
      * Runs {@code task} on the launch thread after everything issued before it; the future carries its result, or
      * fails if the communicator is aborted or closed first. For collective set-up calls (registering a window,
      * creating a device communicator). Like a work, a call not finished within the communicator's timeout (a peer

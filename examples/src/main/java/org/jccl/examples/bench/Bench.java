@@ -22,6 +22,7 @@ import org.jccl.core.Jccl;
 import org.jccl.core.Operation;
 import org.jccl.core.UniqueId;
 import org.jccl.core.rendezvous.Rendezvous;
+import org.jccl.rma.SymmetricPool;
 
 /**
  * jccl's benchmark, nccl-tests style: bus bandwidth over a size sweep ({@code --mode bandwidth}), round-trip
@@ -128,11 +129,16 @@ public final class Bench {
 
     private void run() throws Exception {
         THREADS.setThreadCpuTimeEnabled(true);
-        report.header(String.format("jccl bench %s: backend %s (%s), %d rank(s), path %s, %s", LocalDate.now(),
-                backend.kind().id(), backend.describe(), world(), options.path(), options.formsMeasured()), options.mode());
+        report.header(String.format("jccl bench %s: backend %s (%s), %d rank(s), path %s, %s%s", LocalDate.now(),
+                backend.kind().id(), backend.describe(), world(), options.path(), options.formsMeasured(),
+                options.symmetric() ? ", symmetric buffers" : ""), options.mode());
         long maxBytes = options.mode().equals("bandwidth") ? options.maxBytes() : options.minBytes();
-        for (Communicator c : comms) {
-            buffers.add(new Buffer[] {backend.allocate(c.device(), maxBytes), backend.allocate(c.device(), maxBytes)});
+        List<SymmetricPool> pools = options.symmetric()
+                ? SymmetricPool.createAll(comms, 2 * (maxBytes + SymmetricPool.ALIGNMENT)).get(120, TimeUnit.SECONDS) : List.of();
+        for (int i = 0; i < comms.size(); i++) {
+            Communicator c = comms.get(i);
+            buffers.add(pools.isEmpty() ? new Buffer[] {backend.allocate(c.device(), maxBytes), backend.allocate(c.device(), maxBytes)}
+                    : new Buffer[] {pools.get(i).allocate(maxBytes), pools.get(i).allocate(maxBytes)});
         }
         try {
             for (BenchOp op : options.ops()) {
@@ -148,6 +154,9 @@ public final class Bench {
             }
         } finally {
             for (Buffer[] pair : buffers) for (Buffer b : pair) b.close();
+            List<CompletableFuture<Void>> closing = new ArrayList<>();
+            for (SymmetricPool p : pools) closing.add(p.closeAsync());
+            CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).get(120, TimeUnit.SECONDS);
         }
         if (!options.mode().equals("bandwidth")) return;
         report.bandwidthFooter();

@@ -19,7 +19,7 @@ import org.jccl.core.ReduceOp;
 record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> ops, DataType type, ReduceOp redop,
                     int root, int warmup, int iters, boolean check, boolean outOfPlace, boolean inPlace, String path,
                     String mode, int inFlight, long pauseMicros, int compileWarmup, int ranks, boolean json,
-                    boolean perProcess, Path plot, List<Path> compare) {
+                    boolean perProcess, Path plot, List<Path> compare, boolean symmetric) {
 
     static final String USAGE = """
             usage: bench [options]
@@ -52,6 +52,8 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                              --two-column output ('size busbw' lines, a '#' line naming each curve); may be repeated
               --per-process  one process per GPU (or host rank), started by jccl's launcher: ranks join through the
                              rendezvous (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT); rank 0 prints the results
+              --symmetric    the buffers come from a SymmetricPool (one collective-symmetric window per rank), where
+                             NCCL 2.27+ runs its symmetric kernels; default: plain device memory
             """;
 
     static BenchOptions parse(String[] args) {
@@ -75,6 +77,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         int ranks = 0;
         boolean json = false;
         boolean perProcess = false;
+        boolean symmetric = false;
         Path plot = null;
         List<Path> compare = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
@@ -105,6 +108,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
                 case "--compile-warmup" -> compileWarmup = Integer.parseInt(value(args, ++i, a));
                 case "--ranks" -> ranks = Integer.parseInt(value(args, ++i, a));
                 case "--json" -> json = true;
+                case "--symmetric" -> symmetric = true;
                 case "--per-process" -> perProcess = true;
                 case "--plot" -> plot = Path.of(value(args, ++i, a));
                 case "--compare" -> compare.add(Path.of(value(args, ++i, a)));
@@ -121,7 +125,7 @@ record BenchOptions(long minBytes, long maxBytes, double factor, List<BenchOp> o
         if (plot != null && !mode.equals("bandwidth")) throw new IllegalArgumentException("--plot needs --mode bandwidth");
         if (!compare.isEmpty() && plot == null) throw new IllegalArgumentException("--compare needs --plot");
         return new BenchOptions(minBytes, maxBytes, factor, ops, type, redop, root, warmup, iters, check, outOfPlace, inPlace,
-                path, mode, inFlight, pauseMicros, compileWarmup, ranks, json, perProcess, plot, List.copyOf(compare));
+                path, mode, inFlight, pauseMicros, compileWarmup, ranks, json, perProcess, plot, List.copyOf(compare), symmetric);
     }
 
     /** The one form latency and pipeline modes measure. */

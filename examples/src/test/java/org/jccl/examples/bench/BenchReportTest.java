@@ -56,6 +56,20 @@ class BenchReportTest {
     }
 
     @Test
+    void symmetricBuffersComeFromAPoolAndEveryResultIsChecked() throws Exception {
+        List<String> lines = run(0, "--ranks", "2", "-o", "allreduce,allgather", "-b", "1K", "-e", "16K", "-f", "4", "-w", "0",
+                "-n", "2", "--compile-warmup", "0", "--symmetric");
+        assertTrue(lines.get(0).contains("symmetric buffers"), lines.get(0));
+        List<String> rows = lines.stream().filter(l -> !l.startsWith("#")).toList();
+        assertEquals(2 * 3, rows.size(), String.join("\n", lines));
+        for (String row : rows) {
+            List<String> cells = List.of(row.strip().split("\\s+"));
+            assertEquals("0", cells.get(9), "out-of-place #wrong: " + row);
+            assertEquals("0", cells.get(13), "in-place #wrong: " + row);
+        }
+    }
+
+    @Test
     void thePlotHasOneCurvePerOperationAndTheComparedOnes() throws Exception {
         Path raw = Files.writeString(dir.resolve("raw.txt"), "# allreduce (raw)\n4096 3.5\n1024 1.25\n");
         Path plot = dir.resolve("bw.svg");
