@@ -13,9 +13,11 @@ import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
 import org.jccl.core.Step;
 import org.jccl.core.Work;
+import org.jccl.core.spi.Feature;
 import org.jccl.device.KernelLaunch;
 import org.jccl.examples.serving.OrderedSteps;
 import org.jccl.reactive.ReactiveCommunicator;
+import org.jccl.rma.SymmetricPool;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -43,6 +45,7 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
     private final Buffer gathered;
     private final @Nullable MlpKernels kernels;
     private final @Nullable BatchGraphs graphs;
+    private final @Nullable SymmetricPool pool;
     private List<InferRequest> live = List.of();
 
     /** {@code graphs}: on GPUs, replay each batch size's step as a captured graph (else issue it eagerly each time). */
@@ -51,11 +54,21 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         this.model = model;
         this.size = comm.size();
         int device = comm.communicator().device();
-        this.inputs = backend.allocate(device, 4L * maxBatch * MlpModel.IN);
-        this.partial = backend.allocate(device, 4L * maxBatch * MlpModel.IN);
-        this.block = backend.allocate(device, 4L * maxBatch * MlpModel.IN);
-        this.head = backend.allocate(device, 4L * maxBatch * model.outPart());
-        this.gathered = backend.allocate(device, 4L * maxBatch * MlpModel.OUT);
+        long activations = 4L * maxBatch * MlpModel.IN;
+        long[] sizes = {activations, activations, activations, 4L * maxBatch * model.outPart(), 4L * maxBatch * MlpModel.OUT};
+        // On GPUs (NCCL 2.27+) the step's buffers lie in one symmetric window, where NCCL runs its symmetric kernels;
+        // every rank makes the same allocations in the same order, so their offsets agree.
+        long poolBytes = 0;
+        for (long bytes : sizes) poolBytes += (bytes + SymmetricPool.ALIGNMENT - 1) / SymmetricPool.ALIGNMENT * SymmetricPool.ALIGNMENT;
+        boolean windows = backend.kind() != BackendKind.HOST && backend.features().has(Feature.COMM_WINDOW_REGISTER);
+        this.pool = windows ? SymmetricPool.create(comm.communicator(), poolBytes).join() : null;
+        Buffer[] b = new Buffer[sizes.length];
+        for (int i = 0; i < sizes.length; i++) b[i] = pool != null ? pool.allocate(sizes[i]) : backend.allocate(device, sizes[i]);
+        this.inputs = b[0];
+        this.partial = b[1];
+        this.block = b[2];
+        this.head = b[3];
+        this.gathered = b[4];
         this.kernels = backend.kind() == BackendKind.HOST ? null : new MlpKernels(backend, comm.communicator(), model);
         this.graphs = kernels != null && graphs ? new BatchGraphs() : null;
     }
@@ -190,6 +203,7 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         block.close();
         head.close();
         gathered.close();
+        if (pool != null) pool.close(); // collective: every rank closes its steps at the end
         if (kernels != null) kernels.close();
     }
 }
