@@ -101,10 +101,11 @@ public final class SymmetricPool implements AutoCloseable {
         long size = rounded(bytes);
         if (closed) throw new InvalidUsageException(this + " is closed");
         for (Map.Entry<Long, Long> run : free.entrySet()) {
-            if (run.getValue() < size) continue;
             long at = run.getKey();
+            long length = run.getValue(); // read first: removing a tree node may move another's key and value into it
+            if (length < size) continue;
             free.remove(at);
-            if (run.getValue() > size) free.put(at + size, run.getValue() - size);
+            if (length > size) free.put(at + size, length - size);
             freeBytes -= size;
             return module.part(window.buffer(), at, bytes, () -> release(at, size));
         }

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
@@ -85,13 +88,13 @@ class SymmetricPoolHostTest {
         Group g = Group.create();
         for (int r = 0; r < RANKS; r++) {
             float[] v = new float[64];
-            java.util.Arrays.fill(v, r + 1);
+            Arrays.fill(v, r + 1);
             x.get(r).write(0, v);
             g.add(comms.get(r), Operation.allReduce(x.get(r), x.get(r), 64, DataType.FLOAT32, ReduceOp.SUM));
         }
         g.submit().get(30, TimeUnit.SECONDS);
         float[] want = new float[64];
-        java.util.Arrays.fill(want, 6f);
+        Arrays.fill(want, 6f);
         for (Buffer b : x) assertArrayEquals(want, b.readFloats(0, 64));
     }
 
@@ -132,5 +135,49 @@ class SymmetricPoolHostTest {
         assertFalse(OneSided.of(comms.get(0)).windows().contains(w));
         assertThrows(InvalidUsageException.class, () -> pools.get(0).allocate(1));
         x.forEach(Buffer::close); // after the pool: nothing to give back, nothing thrown
+    }
+
+    @Test
+    void threadsAllocatingAndClosingAtOnceLeaveTheWholePoolFreeAndInOneRun() throws Exception {
+        SymmetricPool pool = pools.get(0);
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            Random random = new Random(t);
+            threads.add(new Thread(() -> {
+                List<Buffer> held = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 2000; i++) {
+                        if (held.isEmpty() || random.nextBoolean()) {
+                            try {
+                                held.add(pool.allocate(1 + random.nextInt(600)));
+                            } catch (InvalidUsageException full) { // the other threads hold the rest: give one back
+                                if (!held.isEmpty()) held.remove(random.nextInt(held.size())).close();
+                            }
+                        } else {
+                            held.remove(random.nextInt(held.size())).close();
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                } finally {
+                    held.forEach(Buffer::close);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) t.join(30_000);
+        assertEquals(List.of(), failures);
+        assertEquals(pool.byteSize(), pool.freeBytes(), "every byte given back");
+        assertEquals(0, pool.offsetOf(pool.allocate(pool.byteSize())), "and merged into one run");
+    }
+
+    @Test
+    void aBufferFromElsewhereHasNoOffsetInThePool() {
+        try (Buffer other = host.allocate(-1, 64)) {
+            assertThrows(InvalidArgumentException.class, () -> pools.get(0).offsetOf(other));
+        }
+        List<Buffer> x = allocateEverywhere(64);
+        assertThrows(InvalidArgumentException.class, () -> pools.get(0).offsetOf(x.get(1)), "another rank's pool");
     }
 }
