@@ -339,6 +339,17 @@ public final class JcclSettings {
             return parseDuration(value(), this);
         }
 
+        /**
+         * The effective value, which must be one of {@code choices}.
+         *
+         * @throws InvalidArgumentException naming the property and the choices otherwise
+         */
+        public String oneOf(String... choices) {
+            String v = value();
+            for (String c : choices) if (c.equals(v)) return v;
+            throw new InvalidArgumentException(property + " must be " + String.join(" or ", choices) + ", not '" + v + "'");
+        }
+
         @Override
         public String toString() {
             return property + " (" + env + ")";

@@ -47,10 +47,7 @@ final class NcclLogBridge {
      * @throws InvalidArgumentException if {@code jccl.nccl.log} is neither {@code stdout} nor {@code slf4j}
      */
     static synchronized void applyIfAsked() {
-        String mode = JcclSettings.NCCL_LOG.value();
-        if (!mode.equals("stdout") && !mode.equals("slf4j")) {
-            throw new InvalidArgumentException(JcclSettings.NCCL_LOG.property() + " must be stdout or slf4j, not '" + mode + "'");
-        }
+        String mode = JcclSettings.NCCL_LOG.oneOf("stdout", "slf4j");
         if (applied || mode.equals("stdout")) return;
         applied = true;
         String userFile = NativeApi.jn_getenv("NCCL_DEBUG_FILE");

@@ -57,10 +57,7 @@ final class NcclProfiler {
      * @throws InvalidArgumentException if {@code jccl.nccl.profiler} is neither {@code on} nor {@code off}
      */
     static synchronized void applyIfAsked() {
-        String mode = JcclSettings.NCCL_PROFILER.value();
-        if (!mode.equals("on") && !mode.equals("off")) {
-            throw new InvalidArgumentException(JcclSettings.NCCL_PROFILER.property() + " must be on or off, not '" + mode + "'");
-        }
+        String mode = JcclSettings.NCCL_PROFILER.oneOf("on", "off");
         if (applied || mode.equals("off")) return;
         applied = true;
         if (NativeApi.jn_profiler_record_bytes() != RECORD_BYTES) {
