@@ -85,6 +85,17 @@ public final class SymmetricPool implements AutoCloseable {
                 .thenApply(v -> creating.stream().map(CompletableFuture::join).toList());
     }
 
+    /**
+     * The pool size that holds allocations of {@code sizes} side by side (each rounded up to {@link #ALIGNMENT}).
+     *
+     * @throws InvalidArgumentException for a size below one byte
+     */
+    public static long bytesFor(long... sizes) {
+        long total = 0;
+        for (long bytes : sizes) total += rounded(bytes);
+        return total;
+    }
+
     private static long rounded(long bytes) {
         if (bytes < 1) throw new InvalidArgumentException("a pool or an allocation needs at least one byte, not " + bytes);
         if (bytes > Long.MAX_VALUE - ALIGNMENT) throw new InvalidArgumentException(bytes + " bytes is too many");

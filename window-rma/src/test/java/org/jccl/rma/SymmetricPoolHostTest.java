@@ -61,6 +61,7 @@ class SymmetricPoolHostTest {
     @Test
     void theSameCallsGiveEveryRankTheSameOffsetsAndFreedRunsAreReusedFirstFit() {
         assertEquals(10_240, pools.get(0).byteSize(), "rounded up to the alignment");
+        assertEquals(256 + 1024 + 512, SymmetricPool.bytesFor(100, 1000, 300), "what the three allocations below take");
         List<Buffer> a = allocateEverywhere(100);
         List<Buffer> b = allocateEverywhere(1000);
         List<Buffer> c = allocateEverywhere(300);

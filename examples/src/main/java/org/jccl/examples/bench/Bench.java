@@ -134,7 +134,7 @@ public final class Bench {
                 options.symmetric() ? ", symmetric buffers" : ""), options.mode());
         long maxBytes = options.mode().equals("bandwidth") ? options.maxBytes() : options.minBytes();
         List<SymmetricPool> pools = options.symmetric()
-                ? SymmetricPool.createAll(comms, 2 * (maxBytes + SymmetricPool.ALIGNMENT)).get(120, TimeUnit.SECONDS) : List.of();
+                ? SymmetricPool.createAll(comms, SymmetricPool.bytesFor(maxBytes, maxBytes)).get(120, TimeUnit.SECONDS) : List.of();
         for (int i = 0; i < comms.size(); i++) {
             Communicator c = comms.get(i);
             buffers.add(pools.isEmpty() ? new Buffer[] {backend.allocate(c.device(), maxBytes), backend.allocate(c.device(), maxBytes)}

@@ -58,10 +58,8 @@ final class InferenceSteps extends OrderedSteps<List<InferRequest>> {
         long[] sizes = {activations, activations, activations, 4L * maxBatch * model.outPart(), 4L * maxBatch * MlpModel.OUT};
         // On GPUs (NCCL 2.27+) the step's buffers lie in one symmetric window, where NCCL runs its symmetric kernels;
         // every rank makes the same allocations in the same order, so their offsets agree.
-        long poolBytes = 0;
-        for (long bytes : sizes) poolBytes += (bytes + SymmetricPool.ALIGNMENT - 1) / SymmetricPool.ALIGNMENT * SymmetricPool.ALIGNMENT;
         boolean windows = backend.kind() != BackendKind.HOST && backend.features().has(Feature.COMM_WINDOW_REGISTER);
-        this.pool = windows ? SymmetricPool.create(comm.communicator(), poolBytes).join() : null;
+        this.pool = windows ? SymmetricPool.create(comm.communicator(), SymmetricPool.bytesFor(sizes)).join() : null;
         Buffer[] b = new Buffer[sizes.length];
         for (int i = 0; i < sizes.length; i++) b[i] = pool != null ? pool.allocate(sizes[i]) : backend.allocate(device, sizes[i]);
         this.inputs = b[0];
