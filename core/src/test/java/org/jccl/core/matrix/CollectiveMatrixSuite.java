@@ -115,7 +115,45 @@ public abstract class CollectiveMatrixSuite {
     }
 
     private void runAll(int n, OpKind kind, DataType type) throws Exception {
-        List<Communicator> comms = comms(n);
+        for (Case c : cases(new ArrayList<>(comms(n)), kind, type)) c.run();
+    }
+
+    /**
+     * Runs every case of the matrix for the ranks of {@code comms} that live in this process (the others are
+     * {@code null}: other processes run their share of each case at the same time, in the same order) and returns
+     * what was wrong, one line per failed case; empty when every value was right.
+     */
+    public List<String> runEveryCase(List<@Nullable Communicator> comms) throws Exception {
+        List<String> wrong = new ArrayList<>();
+        for (OpKind kind : OpKind.values()) {
+            if (kind == OpKind.SEND || !supports(kind)) continue;
+            for (DataType type : DataType.values()) {
+                for (Case c : cases(comms, kind, type)) {
+                    try {
+                        c.run();
+                    } catch (AssertionError e) {
+                        wrong.add(e.getMessage());
+                    }
+                }
+            }
+        }
+        return wrong;
+    }
+
+    /** The number of cases {@link #runEveryCase} runs on {@code n} ranks. */
+    public int caseCount(int n) {
+        List<@Nullable Communicator> nobody = new ArrayList<>();
+        for (int r = 0; r < n; r++) nobody.add(null);
+        int count = 0;
+        for (OpKind kind : OpKind.values()) {
+            if (kind == OpKind.SEND || !supports(kind)) continue;
+            for (DataType type : DataType.values()) count += cases(nobody, kind, type).size();
+        }
+        return count;
+    }
+
+    private List<Case> cases(List<@Nullable Communicator> comms, OpKind kind, DataType type) {
+        int n = comms.size();
         List<@Nullable Variant> variants = new ArrayList<>();
         if (kind.reduces()) variants.addAll(REDUCTIONS);
         else variants.add(null);
@@ -123,15 +161,21 @@ public abstract class CollectiveMatrixSuite {
             case ALL_TO_ALL, ALL_TO_ALL_V, RECV, SEND -> new boolean[] {false};
             default -> new boolean[] {false, true};
         };
+        List<Case> cases = new ArrayList<>();
         for (Variant v : variants) {
             if (v != null && !libraryAccepts(n, type, v.kind())) continue; // rejected up front: tested by the subclass
-            for (boolean inPlace : placements) new Case(comms, kind, type, v, inPlace).run();
+            for (boolean inPlace : placements) cases.add(new Case(comms, kind, type, v, inPlace));
         }
+        return cases;
     }
 
-    /** One operation on every rank, its inputs, and the expected contents of every rank's output buffer. */
+    /**
+     * One operation on every rank, its inputs, and the expected contents of every rank's output buffer. Every process
+     * computes every rank's inputs and expectations (they are seeded by rank), but issues and checks only the ranks
+     * whose communicator it holds.
+     */
     private final class Case {
-        private final List<Communicator> comms;
+        private final List<@Nullable Communicator> comms;
         private final int n;
         private final OpKind kind;
         private final DataType type;
@@ -141,7 +185,7 @@ public abstract class CollectiveMatrixSuite {
         private final int size;
         private final List<AutoCloseable> resources = new ArrayList<>();
 
-        Case(List<Communicator> comms, OpKind kind, DataType type, @Nullable Variant variant, boolean inPlace) {
+        Case(List<@Nullable Communicator> comms, OpKind kind, DataType type, @Nullable Variant variant, boolean inPlace) {
             this.comms = comms;
             this.n = comms.size();
             this.kind = kind;
@@ -164,6 +208,10 @@ public abstract class CollectiveMatrixSuite {
             } finally {
                 for (int i = resources.size() - 1; i >= 0; i--) resources.get(i).close();
             }
+        }
+
+        private boolean here(int rank) {
+            return comms.get(rank) != null;
         }
 
         private double scalar(int rank) {
@@ -210,10 +258,15 @@ public abstract class CollectiveMatrixSuite {
 
             ByteBuffer[] expected = new ByteBuffer[n];
             Buffer[] readBack = new Buffer[n];
-            List<Operation> ops = new ArrayList<>();
-            List<ReduceOp> reduceOps = reduceOps();
+            List<@Nullable Operation> ops = new ArrayList<>();
+            List<@Nullable ReduceOp> reduceOps = reduceOps();
             for (int r = 0; r < n; r++) {
                 Communicator c = comms.get(r);
+                if (c == null) { // another process's rank: nothing issued, expected or read here
+                    ops.add(null);
+                    if (kind == OpKind.RECV) ops.add(null);
+                    continue;
+                }
                 Buffer send;
                 Buffer recv;
                 ByteBuffer initial;
@@ -286,6 +339,7 @@ public abstract class CollectiveMatrixSuite {
 
             List<Work> works = new ArrayList<>();
             for (int r = 0; r < n; r++) {
+                if (!here(r)) continue;
                 if (kind == OpKind.RECV) {
                     // Receive listed first: a group must not deadlock whatever the order.
                     works.add(comms.get(r).submitGroup(List.of(ops.get(2 * r), ops.get(2 * r + 1))));
@@ -295,17 +349,22 @@ public abstract class CollectiveMatrixSuite {
             }
             CompletableFuture.allOf(works.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
             for (int r = 0; r < n; r++) {
+                if (!here(r)) continue;
                 ByteBuffer actual = Reference.allocate(type, readBack[r].byteSize() / size);
                 readBack[r].read(0, actual.duplicate());
                 compare(r, expected[r], actual);
             }
         }
 
-        private @Nullable List<ReduceOp> reduceOps() throws Exception {
+        private @Nullable List<@Nullable ReduceOp> reduceOps() throws Exception {
             if (variant == null) return null;
-            List<ReduceOp> out = new ArrayList<>();
+            List<@Nullable ReduceOp> out = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 Communicator c = comms.get(r);
+                if (c == null) {
+                    out.add(null);
+                    continue;
+                }
                 if (!variant.premul()) {
                     out.add(switch (variant.kind()) {
                         case SUM -> ReduceOp.SUM;
@@ -340,6 +399,7 @@ public abstract class CollectiveMatrixSuite {
                     ByteBuffer reduced = Reference.allocate(type, COUNT);
                     for (int i = 0; i < COUNT; i++) Reference.reduce(type, rk, scalars, sends, i, reduced, i);
                     for (int r = 0; r < n; r++) {
+                        if (!here(r)) continue;
                         if (kind == OpKind.REDUCE && r != root) continue;
                         if (kind == OpKind.ALL_REDUCE_WITH_BIAS) {
                             for (int i = 0; i < COUNT; i++) Reference.applyBias(type, rk, reduced, biases[r], i, expected[r]);
@@ -351,32 +411,37 @@ public abstract class CollectiveMatrixSuite {
                 case REDUCE_SCATTER -> {
                     ByteBuffer block = Reference.allocate(type, COUNT);
                     for (int r = 0; r < n; r++) {
+                        if (!here(r)) continue;
                         int first = reduceScatterFirstRank(n, r, type);
                         for (int i = 0; i < COUNT; i++) Reference.reduce(type, rk, scalars, sends, r * COUNT + i, block, i, first);
                         expected[r].put(inPlace ? r * COUNT * size : 0, block, 0, COUNT * size);
                     }
                 }
                 case BROADCAST -> {
-                    for (int r = 0; r < n; r++) expected[r].put(0, sends[root], 0, COUNT * size);
+                    for (int r = 0; r < n; r++) if (here(r)) expected[r].put(0, sends[root], 0, COUNT * size);
                 }
                 case ALL_GATHER, GATHER -> {
                     for (int r = 0; r < n; r++) {
+                        if (!here(r)) continue;
                         if (kind == OpKind.GATHER && r != root) continue;
                         for (int j = 0; j < n; j++) expected[r].put(j * COUNT * size, sends[j], 0, COUNT * size);
                     }
                 }
                 case SCATTER -> {
                     for (int r = 0; r < n; r++) {
+                        if (!here(r)) continue;
                         expected[r].put(inPlace && r == root ? r * COUNT * size : 0, sends[root], r * COUNT * size, COUNT * size);
                     }
                 }
                 case ALL_TO_ALL -> {
                     for (int r = 0; r < n; r++) {
+                        if (!here(r)) continue;
                         for (int j = 0; j < n; j++) expected[r].put(j * COUNT * size, sends[j], r * COUNT * size, COUNT * size);
                     }
                 }
                 case ALL_TO_ALL_V -> {
                     for (int r = 0; r < n; r++) {
+                        if (!here(r)) continue;
                         for (int j = 0; j < n; j++) {
                             int elements = (int) v[j][0][r];
                             expected[r].put((int) v[r][3][j] * size, sends[j], (int) v[j][1][r] * size, elements * size);
@@ -384,7 +449,7 @@ public abstract class CollectiveMatrixSuite {
                     }
                 }
                 case SEND, RECV -> {
-                    for (int r = 0; r < n; r++) expected[r].put(0, sends[(r - 1 + n) % n], 0, COUNT * size);
+                    for (int r = 0; r < n; r++) if (here(r)) expected[r].put(0, sends[(r - 1 + n) % n], 0, COUNT * size);
                 }
             }
         }

@@ -3,9 +3,6 @@ package org.jccl.core.ranks;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
 import org.jccl.core.Communicator;
-import org.jccl.core.launch.Launcher;
+import org.jccl.core.launch.LaunchedRanks;
 
 /** The two ways to run {@link EveryRankChecks}: every rank in this process, a thread each, or a process per rank. */
 final class EveryRankRuns {
@@ -49,15 +46,6 @@ final class EveryRankRuns {
 
     /** Runs {@link EveryRankMain} in {@code ranks} processes under jccl's launcher and asserts each rank's summary. */
     static void underTheLauncher(int ranks, String backend) {
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        int code = Launcher.run(List.of("--nproc", String.valueOf(ranks), "--", EveryRankMain.class.getName(), backend),
-                new PrintStream(outBytes, true, StandardCharsets.UTF_8), new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-        String out = outBytes.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, () -> "stdout:\n" + out + "\nstderr:\n" + errBytes.toString(StandardCharsets.UTF_8));
-        for (int r = 0; r < ranks; r++) {
-            String prefix = "[rank " + r + "] rank " + r + ": ";
-            assertTrue(out.lines().anyMatch(line -> line.startsWith(prefix) && line.endsWith("values checked, all right")), out);
-        }
+        LaunchedRanks.assertEveryRankSays(ranks, "values checked, all right", EveryRankMain.class.getName(), backend);
     }
 }
