@@ -15,6 +15,8 @@
  *                     before each sample, as a server whose requests arrive now and then.
  *   --mode pipeline   as Bench's core path: -n operations per rank with at most --inflight in flight; before
  *                     reusing an in-flight slot this thread spins until that slot's event completed; ops/s.
+ *   --window          the buffers come from ncclMemAlloc and are registered as collective-symmetric windows, so NCCL
+ *                     (2.27+) may run its symmetric kernels; as Bench --symmetric. The path is then "raw-window".
  *
  * Build on the GPU machine (examples/bench/gpu-figures.sh does):
  *   gcc -O2 -o raw_nccl_bench raw_nccl_bench.c -I$NCCL_INCLUDE -I/usr/local/cuda/include -L$NCCL_LIB -lnccl -L$CUDART_DIR -lcudart
@@ -43,8 +45,9 @@ struct options {
     int ops[NOPS], nops;
     int root, warmup, iters, inflight, ranks, pause_us;
     int out_of_place, in_place; /* which placements bandwidth mode measures; latency and pipeline take one */
-    int json, two_column;
+    int json, two_column, window;
     const char *mode;
+    const char *path; /* "raw", or "raw-window" with --window */
 };
 
 struct gpus {
@@ -52,6 +55,9 @@ struct gpus {
     ncclComm_t *comms;
     cudaStream_t *streams;
     char **send, **recv;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    ncclWindow_t *send_win, *recv_win; /* with --window */
+#endif
 };
 
 /* One measured placement of a bandwidth row; time < 0 when that placement was not measured. */
@@ -69,7 +75,7 @@ static void usage(const char *why) {
     if (why) fprintf(stderr, "raw_nccl_bench: %s\n", why);
     fprintf(stderr, "usage: raw_nccl_bench [-b SIZE] [-e SIZE] [-f FACTOR] [-o OPS|all] [-R ROOT] [-w N] [-n N]\n"
                     "         [--mode bandwidth|latency|pipeline] [--inflight N] [--pause-us N] [--ranks N] [--in-place|--out-of-place]\n"
-                    "         [--json | --two-column]\n"
+                    "         [--json | --two-column] [--window]\n"
                     "  as Bench's options (float data, no data check); --two-column prints 'size busbw' lines per\n"
                     "  operation for Bench's --compare\n");
     exit(2);
@@ -102,7 +108,8 @@ static void parse_ops(struct options *o, char *list) {
 
 static struct options parse(int argc, char **argv) {
     struct options o = {.min = 8, .max = 128ull << 20, .factor = 2, .ops = {ALL_REDUCE}, .nops = 1, .root = 0, .warmup = 5,
-                        .iters = 20, .inflight = 64, .ranks = 0, .pause_us = 0, .out_of_place = 1, .in_place = 1, .mode = "bandwidth"};
+                        .iters = 20, .inflight = 64, .ranks = 0, .pause_us = 0, .out_of_place = 1, .in_place = 1, .mode = "bandwidth",
+                        .path = "raw"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
@@ -122,6 +129,7 @@ static struct options parse(int argc, char **argv) {
         else if (!strcmp(a, "--out-of-place")) { o.out_of_place = 1; o.in_place = 0; }
         else if (!strcmp(a, "--json")) o.json = 1;
         else if (!strcmp(a, "--two-column")) o.two_column = 1;
+        else if (!strcmp(a, "--window")) { o.window = 1; o.path = "raw-window"; }
         else usage(!strcmp(a, "-h") || !strcmp(a, "--help") ? NULL : "unknown option");
 #undef VALUE
     }
@@ -133,6 +141,9 @@ static struct options parse(int argc, char **argv) {
     if (o.pause_us > 0 && strcmp(o.mode, "latency")) usage("--pause-us needs --mode latency");
     if (o.json && o.two_column) usage("--json or --two-column, not both");
     if (o.two_column && strcmp(o.mode, "bandwidth")) usage("--two-column is for bandwidth mode");
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 27, 0)
+    if (o.window) usage("--window needs NCCL 2.27 or later at build time");
+#endif
     return o;
 }
 
@@ -281,8 +292,8 @@ static void bandwidth(const struct gpus *g, const struct options *o) {
             if (o->two_column) {
                 printf("%zu %.3f\n", bytes, (oop.us >= 0 ? oop : ip).busbw);
             } else if (o->json) {
-                printf("{\"mode\":\"bandwidth\",\"op\":\"%s\",\"path\":\"raw\",\"size\":%zu,\"count\":%zu,\"type\":\"float32\","
-                       "\"redop\":\"%s\",\"root\":%d", OP_NAMES[op], bytes, count, redop, root);
+                printf("{\"mode\":\"bandwidth\",\"op\":\"%s\",\"path\":\"%s\",\"size\":%zu,\"count\":%zu,\"type\":\"float32\","
+                       "\"redop\":\"%s\",\"root\":%d", OP_NAMES[op], o->path, bytes, count, redop, root);
                 print_json_timing("out_of_place", &oop);
                 print_json_timing("in_place", &ip);
                 printf("}\n");
@@ -352,11 +363,11 @@ static void latency(const struct gpus *g, const struct options *o, int op) {
     double p50 = pct(samples, o->iters, 0.50), p99 = pct(samples, o->iters, 0.99), p999 = pct(samples, o->iters, 0.999);
     double mean = sum / o->iters / 1e3;
     if (o->json) {
-        printf("{\"mode\":\"latency\",\"op\":\"%s\",\"path\":\"raw\",\"size\":%zu,\"samples\":%d,\"p50_us\":%.2f,\"p99_us\":%.2f,"
-               "\"p999_us\":%.2f,\"mean_us\":%.2f,\"event_cpu_ns_per_op\":null}\n", OP_NAMES[op], o->min, o->iters, p50, p99, p999, mean);
+        printf("{\"mode\":\"latency\",\"op\":\"%s\",\"path\":\"%s\",\"size\":%zu,\"samples\":%d,\"p50_us\":%.2f,\"p99_us\":%.2f,"
+               "\"p999_us\":%.2f,\"mean_us\":%.2f,\"event_cpu_ns_per_op\":null}\n", OP_NAMES[op], o->path, o->min, o->iters, p50, p99, p999, mean);
     } else {
-        printf("  %s %zu B via raw: round trip p50 %.2f us, p99 %.2f us, p99.9 %.2f us, mean %.2f us (%d samples);"
-               " no event thread: the issuing thread spins on cudaEventQuery\n", OP_NAMES[op], o->min, p50, p99, p999, mean, o->iters);
+        printf("  %s %zu B via %s: round trip p50 %.2f us, p99 %.2f us, p99.9 %.2f us, mean %.2f us (%d samples);"
+               " no event thread: the issuing thread spins on cudaEventQuery\n", OP_NAMES[op], o->min, o->path, p50, p99, p999, mean, o->iters);
     }
     free(samples);
     destroy_events(g, events);
@@ -386,11 +397,11 @@ static void pipeline(const struct gpus *g, const struct options *o, int op) {
     double seconds = now() - t0;
     double rate = o->iters / seconds;
     if (o->json) {
-        printf("{\"mode\":\"pipeline\",\"op\":\"%s\",\"path\":\"raw\",\"size\":%zu,\"inflight\":%d,\"ops\":%d,\"ops_per_s\":%.0f,"
-               "\"event_cpu_ns_per_op\":null}\n", OP_NAMES[op], o->min, window, o->iters, rate);
+        printf("{\"mode\":\"pipeline\",\"op\":\"%s\",\"path\":\"%s\",\"size\":%zu,\"inflight\":%d,\"ops\":%d,\"ops_per_s\":%.0f,"
+               "\"event_cpu_ns_per_op\":null}\n", OP_NAMES[op], o->path, o->min, window, o->iters, rate);
     } else {
-        printf("  %s %zu B via raw, %d in flight: %.0f ops/s (%d ops per rank in %.3f s); no event thread: the issuing thread"
-               " spins on cudaEventQuery\n", OP_NAMES[op], o->min, window, rate, o->iters, seconds);
+        printf("  %s %zu B via %s, %d in flight: %.0f ops/s (%d ops per rank in %.3f s); no event thread: the issuing thread"
+               " spins on cudaEventQuery\n", OP_NAMES[op], o->min, o->path, window, rate, o->iters, seconds);
     }
     for (int s = 0; s < window; s++) destroy_events(g, slots[s]);
     free(slots);
@@ -414,18 +425,38 @@ int main(int argc, char **argv) {
     for (int r = 0; r < g.n; r++) {
         CHECK_CUDA(cudaSetDevice(r));
         CHECK_CUDA(cudaStreamCreateWithFlags(&g.streams[r], cudaStreamNonBlocking));
-        CHECK_CUDA(cudaMalloc((void **) &g.send[r], bytes));
-        CHECK_CUDA(cudaMalloc((void **) &g.recv[r], bytes));
+        if (o.window) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+            CHECK_NCCL(ncclMemAlloc((void **) &g.send[r], bytes));
+            CHECK_NCCL(ncclMemAlloc((void **) &g.recv[r], bytes));
+#endif
+        } else {
+            CHECK_CUDA(cudaMalloc((void **) &g.send[r], bytes));
+            CHECK_CUDA(cudaMalloc((void **) &g.recv[r], bytes));
+        }
         CHECK_CUDA(cudaMemset(g.send[r], 1, bytes));
     }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (o.window) { /* registration is collective: every communicator's call inside one group from this thread */
+        g.send_win = calloc(g.n, sizeof(ncclWindow_t));
+        g.recv_win = calloc(g.n, sizeof(ncclWindow_t));
+        CHECK_NCCL(ncclGroupStart());
+        for (int r = 0; r < g.n; r++) {
+            CHECK_NCCL(ncclCommWindowRegister(g.comms[r], g.send[r], bytes, &g.send_win[r], NCCL_WIN_COLL_SYMMETRIC));
+            CHECK_NCCL(ncclCommWindowRegister(g.comms[r], g.recv[r], bytes, &g.recv_win[r], NCCL_WIN_COLL_SYMMETRIC));
+        }
+        CHECK_NCCL(ncclGroupEnd());
+    }
+#endif
     int both = o.out_of_place && o.in_place && !strcmp(o.mode, "bandwidth"); /* latency and pipeline take one placement */
     const char *placement = both ? "out-of-place and in-place" : o.out_of_place ? "out-of-place" : "in-place";
     if (o.two_column) {
         printf("# raw NCCL %d.%d.%d, %d rank(s): bus bandwidth (GB/s) by size (B), %s\n", version / 10000, version / 100 % 100,
                version % 100, g.n, o.out_of_place ? "out-of-place" : "in-place");
     } else if (!o.json) {
-        printf("# raw NCCL %d.%d.%d: %d rank(s) in one process, one group per iteration from one thread, path raw, %s\n",
-               version / 10000, version / 100 % 100, version % 100, g.n, placement);
+        printf("# raw NCCL %d.%d.%d: %d rank(s) in one process, one group per iteration from one thread, path %s, %s%s\n",
+               version / 10000, version / 100 % 100, version % 100, g.n, o.path, placement,
+               o.window ? ", buffers in collective-symmetric windows" : "");
     }
     if (!strcmp(o.mode, "bandwidth")) bandwidth(&g, &o);
     else for (int k = 0; k < o.nops; k++) {
@@ -433,10 +464,27 @@ int main(int argc, char **argv) {
         else pipeline(&g, &o, o.ops[k]);
         fflush(stdout);
     }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (o.window) {
+        CHECK_NCCL(ncclGroupStart());
+        for (int r = 0; r < g.n; r++) {
+            CHECK_NCCL(ncclCommWindowDeregister(g.comms[r], g.send_win[r]));
+            CHECK_NCCL(ncclCommWindowDeregister(g.comms[r], g.recv_win[r]));
+        }
+        CHECK_NCCL(ncclGroupEnd());
+    }
+#endif
     for (int r = 0; r < g.n; r++) {
         CHECK_CUDA(cudaSetDevice(r));
-        CHECK_CUDA(cudaFree(g.send[r]));
-        CHECK_CUDA(cudaFree(g.recv[r]));
+        if (o.window) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+            CHECK_NCCL(ncclMemFree(g.send[r]));
+            CHECK_NCCL(ncclMemFree(g.recv[r]));
+#endif
+        } else {
+            CHECK_CUDA(cudaFree(g.send[r]));
+            CHECK_CUDA(cudaFree(g.recv[r]));
+        }
         CHECK_CUDA(cudaStreamDestroy(g.streams[r]));
         CHECK_NCCL(ncclCommDestroy(g.comms[r]));
     }
