@@ -12,6 +12,7 @@ import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.Feature;
+import org.jccl.core.spi.MemoryKind;
 
 /**
  * A group call: several operations, on one or several communicators, issued between one {@code ncclGroupStart}
@@ -31,6 +32,10 @@ public final class Group {
     /** Core's operations alone, for {@link #simulate()}. */
     private final Map<Communicator, List<Operation>> operations = new LinkedHashMap<>();
     private boolean hasModuleOperations;
+    /** Every buffer the operations use, for a step that holds the group ({@link Step.Builder#group(Group)}). */
+    final List<Buffer> buffers = new ArrayList<>();
+    /** Whether an operation uses pinned host memory, which a step cannot capture. */
+    boolean usesHostMemory;
 
     private Group() {
     }
@@ -47,6 +52,7 @@ public final class Group {
         checkBackend(communicator);
         parts.computeIfAbsent(communicator, c -> new ArrayList<>()).add(Submission.part(communicator, operation));
         operations.computeIfAbsent(communicator, c -> new ArrayList<>()).add(operation);
+        for (Buffer b : new Buffer[] {operation.send(), operation.recv(), operation.bias()}) if (b != null) buffers.add(b);
         return this;
     }
 
@@ -65,6 +71,10 @@ public final class Group {
         parts.computeIfAbsent(communicator, c -> new ArrayList<>())
                 .add(Submission.modulePart(communicator, operation::describe, operation.uses(), operation.task()::enqueue));
         hasModuleOperations = true;
+        for (Buffer b : operation.uses()) {
+            buffers.add(b);
+            usesHostMemory |= b.kind() == MemoryKind.PINNED_HOST;
+        }
         return this;
     }
 
@@ -73,6 +83,16 @@ public final class Group {
         if (first != null && first.backend() != communicator.backend()) {
             throw new InvalidArgumentException("a group's communicators must share one backend");
         }
+    }
+
+    /** The communicators, in the order their first operation was added, for a step that holds the group. */
+    List<Communicator> communicators() {
+        return new ArrayList<>(parts.keySet());
+    }
+
+    /** Each communicator's parts, in {@link #communicators()}' order. */
+    List<List<Submission.Part>> parts() {
+        return new ArrayList<>(parts.values());
     }
 
     /** Issues the group; each communicator's part follows the work it already issued. */

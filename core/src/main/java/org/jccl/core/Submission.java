@@ -122,6 +122,23 @@ final class Submission {
                 () -> describe(communicators, parts, sequences), first, workName, total, blocks, timeoutNanos));
     }
 
+    /**
+     * One part enqueued on the first communicator's launch thread while the others' launch threads are claimed, outside
+     * any group: the part orders the communicators' streams itself (a step over several communicators).
+     */
+    static Work ordered(List<Communicator> communicators, Part part, String name, Duration timeout) {
+        List<CommunicatorState> states = new ArrayList<>(communicators.size());
+        List<List<IssuePath.Enqueue>> launches = new ArrayList<>(communicators.size());
+        for (Communicator c : communicators) {
+            states.add(c.state());
+            launches.add(launches.isEmpty() ? List.of(part.enqueue()) : List.of());
+        }
+        Communicator first = communicators.get(0);
+        long timeoutNanos = Work.nanos(timeout);
+        return IssuePath.issue(states, launches, false, sequences -> new Work(sequences[0],
+                () -> first.describe() + " " + part.describe(sequences[0]), first, name, part.bytes(), part.held(), timeoutNanos));
+    }
+
     /** The launch of one validated operation: lowered now, enqueued by the launch thread. */
     private static IssuePath.Enqueue launch(CommunicatorState state, Operation op) {
         Driver driver = state.driver();

@@ -44,13 +44,23 @@ public final class IssuePath {
      * Returns the work, already failed if the group was refused. Never blocks on the GPU.
      */
     public static <W extends TrackedWork> W issue(List<CommunicatorState> comms, List<List<Enqueue>> parts, WorkFactory<W> factory) {
+        return issue(comms, parts, comms.size() > 1 || parts.get(0).size() > 1, factory);
+    }
+
+    /**
+     * As {@link #issue(List, List, WorkFactory)}; {@code grouped} false enqueues the parts as they are, outside any
+     * group, for parts that order several communicators' streams themselves (a step over several communicators: a
+     * group would hold back its library calls until the group's end, behind the stream waits meant to order them).
+     */
+    public static <W extends TrackedWork> W issue(List<CommunicatorState> comms, List<List<Enqueue>> parts, boolean grouped,
+                                                  WorkFactory<W> factory) {
         if (comms.size() == 1) {
             CommunicatorState c = comms.get(0);
             synchronized (c.submitLock()) {
                 W w = prepare(comms, parts, factory);
                 JcclException refused = c.admit(w);
                 if (refused != null) return refuse(w, refused);
-                if (!c.launchQueue().submit(() -> launch(w, comms, parts))) {
+                if (!c.launchQueue().submit(() -> launch(w, comms, parts, grouped))) {
                     c.finished(w);
                     return refuse(w, new InvalidUsageException("the communicator is closed"));
                 }
@@ -58,7 +68,7 @@ public final class IssuePath {
             }
         }
         synchronized (MULTI_COMMUNICATOR_ORDER) {
-            return issueAcross(comms, parts, factory);
+            return issueAcross(comms, parts, grouped, factory);
         }
     }
 
@@ -68,7 +78,7 @@ public final class IssuePath {
      * order so that two such groups cannot deadlock.
      */
     private static <W extends TrackedWork> W issueAcross(List<CommunicatorState> comms, List<List<Enqueue>> parts,
-                                                          WorkFactory<W> factory) {
+                                                          boolean grouped, WorkFactory<W> factory) {
         W w = prepare(comms, parts, factory);
         for (int i = 0; i < comms.size(); i++) {
             CommunicatorState c = comms.get(i);
@@ -92,7 +102,7 @@ public final class IssuePath {
         boolean queued = comms.get(0).launchQueue().submit(() -> {
             awaitUninterruptibly(claimed);
             try {
-                launch(w, comms, parts);
+                launch(w, comms, parts, grouped);
             } finally {
                 done.countDown();
             }
@@ -128,7 +138,7 @@ public final class IssuePath {
     }
 
     /** On the (first) launch thread: enqueue everything, then record the one completion event. */
-    private static void launch(TrackedWork w, List<CommunicatorState> comms, List<List<Enqueue>> parts) {
+    private static void launch(TrackedWork w, List<CommunicatorState> comms, List<List<Enqueue>> parts, boolean grouped) {
         for (CommunicatorState c : comms) {
             JcclException f = c.failure();
             if (f != null) {
@@ -138,7 +148,6 @@ public final class IssuePath {
         }
         CommunicatorState first = comms.get(0);
         Driver driver = first.driver();
-        boolean grouped = comms.size() > 1 || parts.get(0).size() > 1;
         for (CommunicatorState c : comms) c.inLibrary(true);
         driver.attribute(first.id(), w.sequence());
         try {
@@ -152,13 +161,7 @@ public final class IssuePath {
                 if (grouped) driver.groupEnd();
             }
             // One event per work: the first stream waits for the others' parts, then records it.
-            for (int i = 1; i < comms.size(); i++) {
-                StreamQueue other = comms.get(i).stream();
-                DriverEvent join = other.events().take(other.device());
-                join.record(other.driverStream());
-                first.stream().driverStream().waitEvent(join);
-                other.events().recycle(join);
-            }
+            for (int i = 1; i < comms.size(); i++) join(comms.get(i), first);
             w.launchReturned();
             first.stream().recordAndTrack(w);
         } catch (JcclException e) {
@@ -169,6 +172,18 @@ public final class IssuePath {
             driver.attribute(null, -1);
             for (CommunicatorState c : comms) c.inLibrary(false);
         }
+    }
+
+    /**
+     * Makes {@code into}'s stream wait for what was enqueued on {@code from}'s stream so far (an event recorded there);
+     * on the launch thread that issues for both. Under stream capture it becomes a dependency of the graph.
+     */
+    public static void join(CommunicatorState from, CommunicatorState into) {
+        StreamQueue other = from.stream();
+        DriverEvent join = other.events().take(other.device());
+        join.record(other.driverStream());
+        into.stream().driverStream().waitEvent(join);
+        other.events().recycle(join);
     }
 
     private static void failLaunch(TrackedWork w, List<CommunicatorState> comms, JcclException e) {
