@@ -20,9 +20,10 @@ import org.jccl.core.spi.MemoryKind;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A step: operations of one communicator captured once into a graph (CUDA or HIP) and replayed as one launch, in call
- * order with the communicator's other operations — what a serving loop runs over and over (broadcast the batch, a
- * kernel, an all-reduce, a kernel, an all-gather). A replay is a {@link Work} like any operation's.
+ * A step: operations of one communicator, or of several of this process, captured once into a graph (CUDA or HIP)
+ * and replayed as one launch, in call order with the communicators' other operations — what a serving loop runs over
+ * and over (broadcast the batch, a kernel, an all-reduce, a kernel, an all-gather). A replay is a {@link Work} like
+ * any operation's.
  *
  * <pre>{@code
  * Step step = Step.builder(comm)
@@ -33,17 +34,24 @@ import org.jspecify.annotations.Nullable;
  * for (...) step.replay().join();                          // one graph launch each
  * }</pre>
  *
+ * <p>Over several communicators ({@link Builder#add(Communicator, Operation)}, {@link Builder#group(Group)}), each
+ * operation runs on its communicator's stream after everything added before it: the graph forks from the first
+ * communicator's stream to the others' and joins back, and a {@link Group} of several communicators (one process
+ * driving several GPUs) runs its members side by side, as one group call does. A replay follows every communicator's
+ * earlier operations and precedes its later ones.
+ *
  * <p>Buffers are fixed at capture: every replay reads and writes the same ones, and the step keeps their memory alive
  * until it is closed and its last replay completed. A replay of a closed step, or of a step one of whose buffers was
  * closed, is refused. On the host backend a step re-issues its operations back to back in one work (the same order and
  * completion); {@link Builder#buildReissued()} does so on any backend, for libraries or drivers that cannot capture.
  */
 public final class Step implements AutoCloseable {
-    private final Communicator communicator;
-    private final List<Submission.Part> parts;
+    private final List<Communicator> communicators;
+    private final List<Stage> stages;
     private final List<Buffer> buffers;
     private final MemoryBlock[] held;
     private final long bytes;
+    private final int operations;
     private final @Nullable GraphCapture graphs;
     private final long graph;
     private final String description;
@@ -51,32 +59,46 @@ public final class Step implements AutoCloseable {
     private @Nullable Work lastReplay; // guarded by lock
     private @Nullable CompletableFuture<Void> closing; // guarded by lock
 
-    private Step(Communicator communicator, List<Submission.Part> parts, List<Buffer> buffers, @Nullable GraphCapture graphs,
+    private Step(List<Communicator> communicators, List<Stage> stages, List<Buffer> buffers, @Nullable GraphCapture graphs,
                  long graph) {
-        this.communicator = communicator;
-        this.parts = parts;
+        this.communicators = communicators;
+        this.stages = stages;
         this.buffers = buffers;
         List<MemoryBlock> blocks = new ArrayList<>();
         long total = 0;
-        for (Submission.Part p : parts) {
-            blocks.addAll(List.of(p.held()));
-            total += p.bytes();
+        int count = 0;
+        for (Stage stage : stages) {
+            for (List<Submission.Part> parts : stage.parts()) {
+                for (Submission.Part p : parts) {
+                    blocks.addAll(List.of(p.held()));
+                    total += p.bytes();
+                    count++;
+                }
+            }
         }
         this.held = blocks.toArray(new MemoryBlock[0]);
         for (MemoryBlock b : held) b.retain(); // released when the step is closed and its last replay completed
         this.bytes = total;
+        this.operations = count;
         this.graphs = graphs;
         this.graph = graph;
-        this.description = "step(" + parts.size() + " operations, " + (graphs != null ? "captured" : "re-issued") + ")";
+        this.description = "step(" + count + " operations" + (communicators.size() > 1 ? " over " + communicators.size()
+                + " communicators" : "") + ", " + (graphs != null ? "captured" : "re-issued") + ")";
     }
 
-    /** Collects the operations of a step of {@code communicator}. */
+    /** Collects the operations of a step, first of {@code communicator}. */
     public static Builder builder(Communicator communicator) {
         return new Builder(Errors.requireArgument(communicator, "communicator"));
     }
 
+    /** The communicator the step was built for: its replays' works are tracked there. */
     public Communicator communicator() {
-        return communicator;
+        return communicators.get(0);
+    }
+
+    /** Every communicator of the step, the builder's first. */
+    public List<Communicator> communicators() {
+        return communicators;
     }
 
     /** Whether a replay is one graph launch (true) or re-issues the operations (false). */
@@ -85,7 +107,7 @@ public final class Step implements AutoCloseable {
     }
 
     /**
-     * Replays the step after everything issued before on the communicator; completes when every operation of it has.
+     * Replays the step after everything issued before on its communicators; completes when every operation of it has.
      *
      * @throws InvalidUsageException for a closed step, or one whose buffers were closed
      */
@@ -95,19 +117,18 @@ public final class Step implements AutoCloseable {
             for (Buffer b : buffers) {
                 if (b.isClosed()) throw new InvalidUsageException(this + ": its buffer " + b + " was closed");
             }
-            IssuePath.Enqueue enqueue;
-            if (graphs != null) {
-                GraphCapture g = graphs;
-                enqueue = stream -> g.launch(graph, stream);
-            } else {
-                List<Submission.Part> all = parts;
-                enqueue = stream -> {
-                    for (int i = 0; i < all.size(); i++) all.get(i).enqueue().enqueue(stream);
-                };
-            }
-            Submission.Part whole = new Submission.Part(enqueue, seq -> "step(seq=" + seq + ", " + parts.size()
+            List<CommunicatorState> states = states(communicators);
+            GraphCapture g = graphs;
+            IssuePath.Enqueue body = g != null ? stream -> g.launch(graph, stream) : stream -> enqueueStages(states, stages);
+            IssuePath.Enqueue enqueue = states.size() == 1 ? body : stream -> {
+                CommunicatorState first = states.get(0);
+                for (int i = 1; i < states.size(); i++) IssuePath.join(states.get(i), first); // after their earlier work
+                body.enqueue(stream);
+                for (int i = 1; i < states.size(); i++) IssuePath.join(first, states.get(i)); // before their later work
+            };
+            Submission.Part whole = new Submission.Part(enqueue, seq -> "step(seq=" + seq + ", " + operations
                     + " operations)", held, bytes);
-            Work w = Submission.submit(List.of(communicator), List.of(List.of(whole)), "step", communicator.options().timeout());
+            Work w = Submission.ordered(communicators, whole, "step", communicator().options().timeout());
             lastReplay = w;
             return w;
         }
@@ -124,7 +145,7 @@ public final class Step implements AutoCloseable {
             closing = done;
             CompletableFuture<?> drained = lastReplay == null ? CompletableFuture.completedFuture(null) : lastReplay;
             drained.handle((v, e) -> null).thenRun(() -> {
-                if (graphs != null) communicator.state().cleanUpInOrder(() -> graphs.destroy(graph));
+                if (graphs != null) communicator().state().cleanUpInOrder(() -> graphs.destroy(graph));
                 for (MemoryBlock b : held) b.release();
                 done.complete(null);
             });
@@ -136,7 +157,7 @@ public final class Step implements AutoCloseable {
     @Override
     public void close() {
         try {
-            closeAsync().get(communicator.options().closeTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            closeAsync().get(communicator().options().closeTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
@@ -148,25 +169,77 @@ public final class Step implements AutoCloseable {
 
     @Override
     public String toString() {
-        return communicator.describe() + " " + description;
+        return communicator().describe() + " " + description;
+    }
+
+    private static List<CommunicatorState> states(List<Communicator> communicators) {
+        List<CommunicatorState> states = new ArrayList<>(communicators.size());
+        for (Communicator c : communicators) states.add(c.state());
+        return states;
+    }
+
+    /**
+     * Operations issued together: one part, or a group over one or several communicators ({@code grouped}: between one
+     * {@code ncclGroupStart}/{@code ncclGroupEnd}); {@code parts.get(i)} on {@code communicators.get(i)}.
+     */
+    private record Stage(List<Communicator> communicators, List<List<Submission.Part>> parts, boolean grouped) {
+    }
+
+    /**
+     * Enqueues the stages in order, on the launch thread of {@code states.get(0)} with the others' claimed. Each
+     * stage's streams first wait for the previous stage's other streams (the first stage's for the first
+     * communicator's: the fork), and the first stream waits for the last stage's (the join): call order across streams,
+     * and under capture one graph that starts and ends on the first stream.
+     */
+    private static void enqueueStages(List<CommunicatorState> states, List<Stage> stages) {
+        CommunicatorState first = states.get(0);
+        Driver driver = first.driver();
+        List<CommunicatorState> previous = List.of(first);
+        for (Stage stage : stages) {
+            List<CommunicatorState> current = states(stage.communicators());
+            for (CommunicatorState c : current) {
+                for (CommunicatorState p : previous) if (p != c) IssuePath.join(p, c);
+            }
+            if (stage.grouped()) driver.groupStart();
+            try {
+                for (int i = 0; i < current.size(); i++) {
+                    var stream = current.get(i).stream().driverStream();
+                    for (Submission.Part p : stage.parts().get(i)) p.enqueue().enqueue(stream);
+                }
+            } finally {
+                if (stage.grouped()) driver.groupEnd();
+            }
+            previous = current;
+        }
+        for (CommunicatorState p : previous) if (p != first) IssuePath.join(p, first);
     }
 
     /** The operations of a step, in call order; each checked as it is added. */
     public static final class Builder {
         private final Communicator communicator;
-        private final List<Submission.Part> parts = new ArrayList<>();
+        private final List<Communicator> communicators = new ArrayList<>();
+        private final List<Stage> stages = new ArrayList<>();
         private final List<Buffer> buffers = new ArrayList<>();
         private boolean hostMemory;
 
         private Builder(Communicator communicator) {
             this.communicator = communicator;
+            communicators.add(communicator);
         }
 
-        /** Adds a collective or point-to-point operation; throws at once if its arguments are bad. */
+        /** Adds a collective or point-to-point operation of the builder's communicator; throws at once if its arguments are bad. */
         public Builder add(Operation operation) {
+            return add(communicator, operation);
+        }
+
+        /**
+         * Adds a collective or point-to-point operation of {@code on}, another communicator of this process and backend;
+         * it runs after everything added before, on any communicator.
+         */
+        public Builder add(Communicator on, Operation operation) {
             Errors.requireArgument(operation, "operation");
-            Validation.check(communicator, operation);
-            parts.add(Submission.part(communicator, operation));
+            Validation.check(member(on), operation);
+            stages.add(new Stage(List.of(on), List.of(List.of(Submission.part(on, operation))), false));
             for (Buffer b : new Buffer[] {operation.send(), operation.recv(), operation.bias()}) if (b != null) buffers.add(b);
             return this;
         }
@@ -181,28 +254,37 @@ public final class Step implements AutoCloseable {
                 members.add(Submission.part(communicator, op));
                 for (Buffer b : new Buffer[] {op.send(), op.recv(), op.bias()}) if (b != null) buffers.add(b);
             }
-            Driver driver = communicator.backend().driver();
-            List<MemoryBlock> blocks = new ArrayList<>();
-            long total = 0;
-            for (Submission.Part p : members) {
-                blocks.addAll(List.of(p.held()));
-                total += p.bytes();
-            }
-            parts.add(new Submission.Part(stream -> {
-                driver.groupStart();
-                try {
-                    for (Submission.Part p : members) p.enqueue().enqueue(stream);
-                } finally {
-                    driver.groupEnd();
-                }
-            }, seq -> "group(" + members.size() + ")", blocks.toArray(new MemoryBlock[0]), total));
+            stages.add(new Stage(List.of(communicator), List.of(members), true));
+            return this;
+        }
+
+        /**
+         * Adds a group, of one communicator or several of this process (one process driving several GPUs: each GPU's
+         * share of a collective must be issued in one group). Its members run side by side, after everything added
+         * before; what is added later runs after all of them.
+         */
+        public Builder group(Group group) {
+            Errors.requireArgument(group, "group");
+            List<Communicator> members = group.communicators();
+            if (members.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
+            for (Communicator c : members) member(c);
+            stages.add(new Stage(members, group.parts(), true));
+            buffers.addAll(group.buffers);
+            hostMemory |= group.usesHostMemory;
             return this;
         }
 
         /** Adds a module's operation (a kernel launch, a put); its buffers are checked open and on the device here. */
         public Builder add(StreamOperation operation) {
+            return add(communicator, operation);
+        }
+
+        /** Adds a module's operation of {@code on}, another communicator of this process and backend. */
+        public Builder add(Communicator on, StreamOperation operation) {
             Errors.requireArgument(operation, "operation");
-            parts.add(Submission.modulePart(communicator, operation::describe, operation.uses(), operation.task()::enqueue));
+            member(on);
+            stages.add(new Stage(List.of(on), List.of(List.of(Submission.modulePart(on, operation::describe,
+                    operation.uses(), operation.task()::enqueue))), false));
             for (Buffer b : operation.uses()) {
                 buffers.add(b);
                 hostMemory |= b.kind() == MemoryKind.PINNED_HOST;
@@ -210,9 +292,21 @@ public final class Step implements AutoCloseable {
             return this;
         }
 
+        /** {@code c}, open and of the builder's backend, now one of the step's communicators. */
+        private Communicator member(Communicator c) {
+            Errors.requireArgument(c, "communicator");
+            c.state().checkOpen();
+            if (c.backend() != communicator.backend()) {
+                throw new InvalidArgumentException("a step's communicators must share one backend: " + c.describe()
+                        + " is not of " + communicator.backend().kind());
+            }
+            if (!communicators.contains(c)) communicators.add(c);
+            return c;
+        }
+
         /**
-         * Captures the operations into a graph on the communicator's launch thread, in issue order; on the host backend,
-         * a step that re-issues them. The communicator stays usable whatever happens.
+         * Captures the operations into a graph on the (first) communicator's launch thread, in issue order; on the
+         * host backend, a step that re-issues them. The communicators stay usable whatever happens.
          *
          * @throws org.jccl.core.error.UnsupportedFeatureException (at once) where the driver cannot capture: use
          *                                                        {@link #buildReissued()}
@@ -220,7 +314,7 @@ public final class Step implements AutoCloseable {
          *                                                        memory)
          */
         public CompletableFuture<Step> build() {
-            if (parts.isEmpty()) throw new InvalidArgumentException("a step needs at least one operation");
+            if (stages.isEmpty()) throw new InvalidArgumentException("a step needs at least one operation");
             Driver driver = communicator.backend().driver();
             if (!driver.hasDevices()) return buildReissued();
             GraphCapture graphs = driver.graphs();
@@ -229,24 +323,28 @@ public final class Step implements AutoCloseable {
                         + " the graph would read the memory at capture's address on every replay, with no order against"
                         + " the host's writes; use buildReissued()");
             }
-            List<Submission.Part> captured = List.copyOf(parts);
+            List<Communicator> comms = List.copyOf(communicators);
+            List<Stage> captured = List.copyOf(stages);
             List<Buffer> used = List.copyOf(buffers);
-            CommunicatorState state = communicator.state();
-            return state.call("captureStep", () -> {
-                var stream = state.stream().driverStream();
+            List<CommunicatorState> states = states(comms);
+            long[] graph = new long[1];
+            Submission.Part capture = new Submission.Part(stream -> {
                 graphs.begin(stream);
                 try {
-                    for (Submission.Part p : captured) p.enqueue().enqueue(stream);
+                    enqueueStages(states, captured);
                 } catch (RuntimeException e) {
                     try {
-                        graphs.destroy(graphs.end(stream)); // ends the capture, so the stream runs work again
+                        graphs.destroy(graphs.end(stream)); // ends the capture, so the streams run work again
                     } catch (RuntimeException ended) {
                         e.addSuppressed(ended);
                     }
                     throw notCapturable(e);
                 }
-                return graphs.end(stream);
-            }).thenApply(graph -> new Step(communicator, captured, used, graphs, graph));
+                graph[0] = graphs.end(stream);
+            }, seq -> "captureStep(seq=" + seq + ")", new MemoryBlock[0], 0);
+            // The graph is made by the time the capture's work completes: its event was recorded after the capture ended.
+            return Submission.ordered(comms, capture, "captureStep", communicator.options().timeout())
+                    .thenApply(w -> new Step(comms, captured, used, graphs, graph[0]));
         }
 
         /**
@@ -265,9 +363,10 @@ public final class Step implements AutoCloseable {
 
         /** A step that re-issues its operations back to back in one work on every replay, on any backend. */
         public CompletableFuture<Step> buildReissued() {
-            if (parts.isEmpty()) throw new InvalidArgumentException("a step needs at least one operation");
-            communicator.state().checkOpen();
-            return CompletableFuture.completedFuture(new Step(communicator, List.copyOf(parts), List.copyOf(buffers), null, 0));
+            if (stages.isEmpty()) throw new InvalidArgumentException("a step needs at least one operation");
+            for (Communicator c : communicators) c.state().checkOpen();
+            return CompletableFuture.completedFuture(new Step(List.copyOf(communicators), List.copyOf(stages),
+                    List.copyOf(buffers), null, 0));
         }
     }
 }

@@ -150,6 +150,7 @@ class ApiShapesTest {
             entry("Step.builder(Communicator)", "collects operations at once, nothing issued: the shapes build from a"
                     + " Step.Builder (ReactiveStep.build, CoroutineStep.build)"),
             entry("Step.communicator()", QUERY),
+            entry("Step.communicators()", QUERY),
             entry("Step.isCaptured()", QUERY),
             entry("Step.toString()", DESCRIPTION),
             entry("Step.close()", "waits for closeAsync(), which every shape has"),
