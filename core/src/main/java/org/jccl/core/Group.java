@@ -9,6 +9,7 @@ import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.Feature;
@@ -36,6 +37,8 @@ public final class Group {
     final List<Buffer> buffers = new ArrayList<>();
     /** Whether an operation uses pinned host memory, which a step cannot capture. */
     boolean usesHostMemory;
+    /** What a step holding the group must keep alive for its modules' operations. */
+    final List<Retention> retentions = new ArrayList<>();
 
     private Group() {
     }
@@ -71,6 +74,7 @@ public final class Group {
         parts.computeIfAbsent(communicator, c -> new ArrayList<>())
                 .add(Submission.modulePart(communicator, operation::describe, operation.uses(), operation.task()::enqueue));
         hasModuleOperations = true;
+        retentions.add(operation.retention());
         for (Buffer b : operation.uses()) {
             buffers.add(b);
             usesHostMemory |= b.kind() == MemoryKind.PINNED_HOST;

@@ -12,6 +12,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.GraphCapture;
@@ -41,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  * earlier operations and precedes its later ones.
  *
  * <p>Buffers are fixed at capture: every replay reads and writes the same ones, and the step keeps their memory alive
- * until it is closed and its last replay completed. A replay of a closed step, or of a step one of whose buffers was
+ * until it is closed and its last replay completed, and so the windows and device communicators its modules'
+ * operations use ({@link org.jccl.core.module.StreamOperation#retention()}): their close waits for the step's. A replay of a closed step, or of a step one of whose buffers was
  * closed, is refused. On the host backend a step re-issues its operations back to back in one work (the same order and
  * completion); {@link Builder#buildReissued()} does so on any backend, for libraries or drivers that cannot capture.
  */
@@ -49,6 +51,7 @@ public final class Step implements AutoCloseable {
     private final List<Communicator> communicators;
     private final List<Stage> stages;
     private final List<Buffer> buffers;
+    private final AutoCloseable retained;
     private final MemoryBlock[] held;
     private final long bytes;
     private final int operations;
@@ -59,11 +62,12 @@ public final class Step implements AutoCloseable {
     private @Nullable Work lastReplay; // guarded by lock
     private @Nullable CompletableFuture<Void> closing; // guarded by lock
 
-    private Step(List<Communicator> communicators, List<Stage> stages, List<Buffer> buffers, @Nullable GraphCapture graphs,
-                 long graph) {
+    private Step(List<Communicator> communicators, List<Stage> stages, List<Buffer> buffers, AutoCloseable retained,
+                 @Nullable GraphCapture graphs, long graph) {
         this.communicators = communicators;
         this.stages = stages;
         this.buffers = buffers;
+        this.retained = retained;
         List<MemoryBlock> blocks = new ArrayList<>();
         long total = 0;
         int count = 0;
@@ -136,7 +140,8 @@ public final class Step implements AutoCloseable {
 
     /**
      * Closes the step: later replays are refused; once the last replay completed, the graph is destroyed (in issue
-     * order) and the buffers' memory released. Idempotent.
+     * order), the buffers' memory released and what the step kept alive besides (windows, device communicators)
+     * let go. Idempotent.
      */
     public CompletableFuture<Void> closeAsync() {
         synchronized (lock) {
@@ -147,6 +152,7 @@ public final class Step implements AutoCloseable {
             drained.handle((v, e) -> null).thenRun(() -> {
                 if (graphs != null) communicator().state().cleanUpInOrder(() -> graphs.destroy(graph));
                 for (MemoryBlock b : held) b.release();
+                release(retained);
                 done.complete(null);
             });
             return done.copy();
@@ -170,6 +176,14 @@ public final class Step implements AutoCloseable {
     @Override
     public String toString() {
         return communicator().describe() + " " + description;
+    }
+
+    private static void release(AutoCloseable retained) {
+        try {
+            retained.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("releasing what a step kept alive failed", e);
+        }
     }
 
     private static List<CommunicatorState> states(List<Communicator> communicators) {
@@ -220,6 +234,7 @@ public final class Step implements AutoCloseable {
         private final List<Communicator> communicators = new ArrayList<>();
         private final List<Stage> stages = new ArrayList<>();
         private final List<Buffer> buffers = new ArrayList<>();
+        private final List<Retention> retentions = new ArrayList<>();
         private boolean hostMemory;
 
         private Builder(Communicator communicator) {
@@ -270,6 +285,7 @@ public final class Step implements AutoCloseable {
             for (Communicator c : members) member(c);
             stages.add(new Stage(members, group.parts(), true));
             buffers.addAll(group.buffers);
+            retentions.addAll(group.retentions);
             hostMemory |= group.usesHostMemory;
             return this;
         }
@@ -285,6 +301,7 @@ public final class Step implements AutoCloseable {
             member(on);
             stages.add(new Stage(List.of(on), List.of(List.of(Submission.modulePart(on, operation::describe,
                     operation.uses(), operation.task()::enqueue))), false));
+            retentions.add(operation.retention());
             for (Buffer b : operation.uses()) {
                 buffers.add(b);
                 hostMemory |= b.kind() == MemoryKind.PINNED_HOST;
@@ -327,6 +344,7 @@ public final class Step implements AutoCloseable {
             List<Stage> captured = List.copyOf(stages);
             List<Buffer> used = List.copyOf(buffers);
             List<CommunicatorState> states = states(comms);
+            AutoCloseable retained = Retention.all(retentions).retain(); // throws for a window or device communicator closed since
             long[] graph = new long[1];
             Submission.Part capture = new Submission.Part(stream -> {
                 graphs.begin(stream);
@@ -344,7 +362,11 @@ public final class Step implements AutoCloseable {
             }, seq -> "captureStep(seq=" + seq + ")", new MemoryBlock[0], 0);
             // The graph is made by the time the capture's work completes: its event was recorded after the capture ended.
             return Submission.ordered(comms, capture, "captureStep", communicator.options().timeout())
-                    .thenApply(w -> new Step(comms, captured, used, graphs, graph[0]));
+                    .handle((w, error) -> {
+                        if (error == null) return new Step(comms, captured, used, retained, graphs, graph[0]);
+                        release(retained);
+                        throw Errors.unwrap(error);
+                    });
         }
 
         /**
@@ -365,8 +387,9 @@ public final class Step implements AutoCloseable {
         public CompletableFuture<Step> buildReissued() {
             if (stages.isEmpty()) throw new InvalidArgumentException("a step needs at least one operation");
             for (Communicator c : communicators) c.state().checkOpen();
+            AutoCloseable retained = Retention.all(retentions).retain();
             return CompletableFuture.completedFuture(new Step(List.copyOf(communicators), List.copyOf(stages),
-                    List.copyOf(buffers), null, 0));
+                    List.copyOf(buffers), retained, null, 0));
         }
     }
 }
