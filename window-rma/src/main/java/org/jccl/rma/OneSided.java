@@ -18,6 +18,7 @@ import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.module.Attachment;
 import org.jccl.core.module.AttachmentKey;
 import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryKind;
@@ -275,16 +276,20 @@ public final class OneSided {
                     + " rank " + peer + "'s part of " + window + " (" + window.byteSize() + " bytes on every rank)");
         }
         checkSignal(signalIndex, context);
-        if (limits().sourceInSymmetricWindow() && !inSymmetricWindow(src, bytes)) {
+        Window sourceWindow = symmetricWindowOf(src, bytes);
+        if (limits().sourceInSymmetricWindow() && sourceWindow == null) {
             throw new InvalidArgumentException("the library needs a put's local buffer inside a window registered with"
                     + " COLL_SYMMETRIC; " + source + " is in none of " + communicator.describe() + "'s: register it, or"
                     + " copy into such a window first");
         }
         OneSidedComm dc = driver();
         long handle = window.handle();
+        // A step keeps the target window, and the window holding the source where the library reads it through one.
+        Retention retention = sourceWindow == null || sourceWindow == window ? window.retention()
+                : Retention.all(List.of(window.retention(), sourceWindow.retention()));
         return new StreamOperation("putSignal(count=" + count + ", type=" + type + ", peer=" + peer + ", offset="
                 + peerOffset + ", signal=" + signalIndex + ", context=" + context + ")", List.of(source, window.buffer()),
-                stream -> dc.putSignal(src, count, type, peer, handle, peerOffset, signalIndex, context, stream));
+                stream -> dc.putSignal(src, count, type, peer, handle, peerOffset, signalIndex, context, stream), retention);
     }
 
     /** The operation {@link #signal} issues, for a {@link org.jccl.core.Group}; checked now. */
@@ -348,11 +353,11 @@ public final class OneSided {
         }
     }
 
-    private boolean inSymmetricWindow(MemoryRef ref, long bytes) {
+    private @Nullable Window symmetricWindowOf(MemoryRef ref, long bytes) {
         for (Window w : windows) {
-            if (w.flags().contains(WindowFlag.COLL_SYMMETRIC) && !w.isClosed() && w.contains(ref, bytes)) return true;
+            if (w.flags().contains(WindowFlag.COLL_SYMMETRIC) && !w.isClosed() && w.contains(ref, bytes)) return w;
         }
-        return false;
+        return null;
     }
 
     /** e.g. {@code OneSided[comm=3f2a rank=0/2], 2 windows}. */

@@ -12,6 +12,8 @@ import org.jccl.core.Communicator;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.module.Holds;
+import org.jccl.core.module.Retention;
 import org.jccl.core.spi.Feature;
 import org.jccl.core.spi.MemoryRef;
 import org.jccl.core.spi.OneSidedComm;
@@ -29,6 +31,7 @@ public final class Window implements AutoCloseable {
     private final long handle;
     private final Set<WindowFlag> flags;
     private final AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
+    private final Holds holds;
 
     Window(OneSided owner, Buffer buffer, MemoryRef memory, long handle, Set<WindowFlag> flags) {
         this.owner = owner;
@@ -36,6 +39,7 @@ public final class Window implements AutoCloseable {
         this.memory = memory;
         this.handle = handle;
         this.flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
+        this.holds = new Holds("window of " + owner.communicator().describe());
     }
 
     /** The communicator the window belongs to. */
@@ -82,15 +86,16 @@ public final class Window implements AutoCloseable {
 
     /**
      * Deregisters the window once everything issued on the communicator before this call has completed (a put into
-     * or from it, a wait for its signals), then releases the buffer's memory. Collective: every rank closes its
-     * window. Idempotent: later calls return the same future. Once the communicator was closed or aborted there is
+     * or from it, a wait for its signals) and every step that captured an operation using it is closed, then
+     * releases the buffer's memory. Collective: every rank closes its window. New operations on it are refused at
+     * once. Idempotent: later calls return the same future. Once the communicator was closed or aborted there is
      * nothing left to deregister (the library freed the window with it) and the future completes normally.
      */
     public CompletableFuture<Void> closeAsync() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (!closing.compareAndSet(null, done)) return closing.get();
         owner.forget(this);
-        owner.deregister(this).whenComplete((v, error) -> {
+        holds.closing().thenCompose(v -> owner.deregister(this)).whenComplete((v, error) -> {
             memory.block().release();
             // A communicator that was closed or aborted took its windows with it: nothing is left to deregister.
             if (error != null && communicator().isOpen()) done.completeExceptionally(Errors.unwrap(error));
@@ -111,6 +116,14 @@ public final class Window implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new WorkTimeoutException(this + ": deregistration did not finish");
         }
+    }
+
+    /**
+     * What a step capturing an operation on this window keeps (for modules building such operations, e.g. a kernel
+     * launch taking the window): the deregistration waits until every step holding it is closed.
+     */
+    public Retention retention() {
+        return holds.retention();
     }
 
     /** The memory the window covers, for the range checks of puts. */
