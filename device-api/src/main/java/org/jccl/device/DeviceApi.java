@@ -20,6 +20,7 @@ import org.jccl.core.error.UnsupportedFeatureException;
 import org.jccl.core.module.Attachment;
 import org.jccl.core.module.AttachmentKey;
 import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.DevCommHandle;
 import org.jccl.core.spi.DeviceCommSupport;
@@ -219,20 +220,18 @@ public final class DeviceApi {
     /**
      * The launch as an operation to add to a {@link org.jccl.core.Step} (or a {@link org.jccl.core.Group}), checked as
      * {@link #launch} checks it. It keeps the kernel's library loaded until it is closed: close it once the step that
-     * captured it is closed. A captured graph holds no device communicator alive, so a launch whose arguments hold one
-     * is refused here.
+     * captured it is closed. A step that captures it keeps the windows and device communicators of its arguments
+     * alive until the step is closed (their deregistration and destruction wait for it).
      *
      * @throws InvalidArgumentException for a configuration or argument the kernel or device refuses
-     * @throws InvalidUsageException    for a closed library, or arguments holding a device communicator
+     * @throws InvalidUsageException    for a closed library or device communicator
      */
     public KernelLaunch prepare(Kernel kernel, LaunchConfig config, KernelArgs args) {
         Checked c = check(kernel, config, args);
-        if (!c.marshalled().deviceComms().isEmpty()) {
-            throw new InvalidUsageException(kernel.name() + ": a launch with a device communicator cannot be prepared for a"
-                    + " step (a replay could outlive it); launch it with launch()");
-        }
+        StreamOperation op = c.operation();
         kernel.library().launchStarted(); // throws for a closed library
-        return new KernelLaunch(c.operation(), kernel.library()::launchEnded);
+        return new KernelLaunch(new StreamOperation(op.what(), op.uses(), op.task(), Retention.all(c.marshalled().retentions())),
+                kernel.library()::launchEnded);
     }
 
     /** A launch's arguments, checked and marshalled, and the operation that enqueues it. */

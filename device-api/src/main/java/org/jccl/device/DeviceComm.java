@@ -8,7 +8,9 @@ import org.jccl.core.Communicator;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidUsageException;
+import org.jccl.core.module.Holds;
 import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.DevCommHandle;
 import org.jccl.core.spi.DeviceCommSupport;
@@ -39,6 +41,7 @@ public final class DeviceComm implements AutoCloseable {
     private boolean closed; // guarded by this
     private boolean destroyed; // written and read on the communicator's launch thread only
     private @Nullable CompletableFuture<Void> destruction; // guarded by this
+    private final Holds holds;
 
     /** Reads the handle once: called after the work that created it completed. */
     DeviceComm(DeviceApi owner, ModuleContext context, DevCommHandle handle, DeviceCommRequirements requirements) {
@@ -55,6 +58,7 @@ public final class DeviceComm implements AutoCloseable {
         this.ginContextCount = handle.ginContextCount();
         this.ginSignalCount = handle.ginSignalCount();
         this.ginCounterCount = handle.ginCounterCount();
+        this.holds = new Holds("device communicator of " + communicator.describe());
     }
 
     public Communicator communicator() {
@@ -124,19 +128,25 @@ public final class DeviceComm implements AutoCloseable {
         if (destroyed) throw new InvalidUsageException(this + " was destroyed before the group using it was issued");
     }
 
+    /** What a step capturing a launch that uses it keeps: the destruction waits for it. */
+    Retention retention() {
+        return holds.retention();
+    }
+
     /**
-     * Destroys it after every kernel issued before: a marker on the stream, then the collective
-     * {@code ncclDevCommDestroy}. Idempotent; the future completes when destroyed, or at once normally when the
-     * communicator was already closed or aborted (the library freed it with the communicator).
+     * Destroys it after every kernel issued before and once every step that captured a launch using it is closed: a
+     * marker on the stream, then the collective {@code ncclDevCommDestroy}. New launches with it are refused at once.
+     * Idempotent; the future completes when destroyed, or normally when the communicator was already closed or
+     * aborted (the library freed it with the communicator).
      */
     public CompletableFuture<Void> closeAsync() {
-        Work drained;
         synchronized (this) {
             if (destruction != null) return destruction;
             closed = true;
             owner.forget(this);
-            drained = context.issue(new StreamOperation("deviceCommDrain()", List.of(), stream -> { }), Duration.ZERO);
-            destruction = drained.handle((v, error) -> null).thenCompose(v -> context.call("ncclDevCommDestroy", () -> {
+            CompletableFuture<Work> drained = holds.closing().thenApply(v ->
+                    context.issue(new StreamOperation("deviceCommDrain()", List.of(), stream -> { }), Duration.ZERO));
+            destruction = drained.thenCompose(w -> w.handle((v, error) -> null)).thenCompose(v -> context.call("ncclDevCommDestroy", () -> {
                 destroyed = true;
                 context.capability(DeviceCommSupport.class).devCommDestroy(handle);
                 return (Void) null;

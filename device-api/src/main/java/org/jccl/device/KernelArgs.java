@@ -9,6 +9,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.Retention;
 import org.jccl.rma.Window;
 
 /**
@@ -86,7 +87,7 @@ public final class KernelArgs {
     }
 
     /** The arguments as the driver takes them, and what the launch keeps alive. */
-    record Marshalled(byte[] bytes, int[] offsets, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+    record Marshalled(byte[] bytes, int[] offsets, List<Buffer> buffers, List<DeviceComm> deviceComms, List<Retention> retentions) {
     }
 
     /**
@@ -104,9 +105,10 @@ public final class KernelArgs {
         List<byte[]> values = new ArrayList<>(arguments.size());
         List<Buffer> buffers = new ArrayList<>();
         List<DeviceComm> deviceComms = new ArrayList<>();
+        List<Retention> retentions = new ArrayList<>();
         for (int i = 0; i < arguments.size(); i++) {
             Argument a = arguments.get(i);
-            byte[] value = a.value(spi, buffers, deviceComms);
+            byte[] value = a.value(spi, buffers, deviceComms, retentions);
             if (expected != null && expected[i] != value.length) {
                 throw new InvalidArgumentException(kernel.name() + "'s parameter " + i + " is " + expected[i] + " bytes, but the"
                         + " argument is " + a.describe() + " (" + value.length + " bytes)" + (a instanceof Argument.DevComm
@@ -123,7 +125,7 @@ public final class KernelArgs {
         }
         byte[] packed = new byte[end];
         for (int i = 0; i < values.size(); i++) System.arraycopy(values.get(i), 0, packed, offsets[i], values.get(i).length);
-        return new Marshalled(packed, offsets, buffers, deviceComms);
+        return new Marshalled(packed, offsets, buffers, deviceComms, retentions);
     }
 
     @Override
@@ -138,14 +140,15 @@ public final class KernelArgs {
         String describe();
 
         /** The bytes passed, recording what the launch must keep alive. */
-        byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms);
+        byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms, List<Retention> retentions);
 
         record Scalar(String kind, byte[] bytes) implements Argument {
             public String describe() {
                 return kind;
             }
 
-            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms,
+                                List<Retention> retentions) {
                 return bytes;
             }
         }
@@ -155,7 +158,8 @@ public final class KernelArgs {
                 return "pointer";
             }
 
-            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms,
+                                List<Retention> retentions) {
                 long address = spi.memory(buffer).address(); // open, and on the communicator's device
                 buffers.add(buffer);
                 return address(address);
@@ -167,12 +171,14 @@ public final class KernelArgs {
                 return "window";
             }
 
-            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms,
+                                List<Retention> retentions) {
                 if (window.isClosed()) throw new InvalidUsageException(window + " is closed");
                 if (window.communicator() != spi.communicator()) {
                     throw new InvalidUsageException(window + " belongs to another communicator than " + spi.communicator().describe());
                 }
                 buffers.add(window.buffer());
+                retentions.add(window.retention());
                 return address(window.handle());
             }
         }
@@ -182,12 +188,14 @@ public final class KernelArgs {
                 return "deviceComm";
             }
 
-            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms) {
+            public byte[] value(ModuleContext spi, List<Buffer> buffers, List<DeviceComm> deviceComms,
+                                List<Retention> retentions) {
                 DeviceComm.requireOpen(deviceComm);
                 if (deviceComm.communicator() != spi.communicator()) {
                     throw new InvalidUsageException(deviceComm + " belongs to another communicator than " + spi.communicator().describe());
                 }
                 deviceComms.add(deviceComm);
+                retentions.add(deviceComm.retention());
                 return deviceComm.bytes();
             }
         }

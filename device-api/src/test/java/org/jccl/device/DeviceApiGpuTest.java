@@ -15,6 +15,7 @@ import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
 import org.jccl.core.Communicator;
 import org.jccl.core.Jccl;
+import org.jccl.core.Step;
 import org.jccl.core.Work;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
@@ -139,6 +140,50 @@ class DeviceApiGpuTest {
                 assertEquals(42f + r, got[n - 1]);
             }
         } finally {
+            closeAll(wins);
+        }
+    }
+
+    @Test
+    void aCapturedStepHoldsTheWindowAndDeviceCommunicatorOfItsKernel() throws Exception {
+        int n = 1 << 12;
+        List<Window> wins = windows(4L * n);
+        List<DeviceComm> held = DeviceApi.createAll(comms, DeviceCommRequirements.builder().lsaBarrierCount(4).build())
+                .get(60, TimeUnit.SECONDS);
+        List<Step> steps = new ArrayList<>();
+        List<KernelLaunch> launches = new ArrayList<>();
+        try (KernelLibrary library = KernelLibrary.load(backend, KernelCompiler.of(backend).compile(KernelSource.of("fill.cu", FILL), 0))) {
+            Kernel fill = library.kernel("fill");
+            List<CompletableFuture<Step>> building = new ArrayList<>();
+            for (int r = 0; r < comms.size(); r++) {
+                KernelLaunch launch = DeviceApi.of(comms.get(r)).prepare(fill, LaunchConfig.of(4, 256),
+                        KernelArgs.create().window(wins.get(r)).deviceComm(held.get(r)).float32(7f).int64(n));
+                launches.add(launch);
+                building.add(Step.builder(comms.get(r)).add(launch.operation()).build());
+            }
+            for (CompletableFuture<Step> f : building) steps.add(f.get(60, TimeUnit.SECONDS));
+            assertTrue(steps.get(0).isCaptured());
+            List<CompletableFuture<Void>> released = new ArrayList<>();
+            for (int r = 0; r < comms.size(); r++) {
+                released.add(held.get(r).closeAsync());
+                released.add(wins.get(r).closeAsync());
+            }
+            for (int round = 0; round < 3; round++) {
+                for (Window w : wins) w.buffer().write(0, new float[n]);
+                List<Work> works = new ArrayList<>();
+                for (Step s : steps) works.add(s.replay());
+                joinAll(works);
+                for (int r = 0; r < comms.size(); r++) {
+                    assertEquals(7f + r, wins.get(r).buffer().readFloats(0, n)[n - 1], "round " + round + ", rank " + r);
+                }
+            }
+            for (CompletableFuture<Void> f : released) assertFalse(f.isDone(), "released under a step");
+            for (Step s : steps) s.closeAsync();
+            for (CompletableFuture<Void> f : released) f.get(60, TimeUnit.SECONDS);
+        } finally {
+            for (Step s : steps) s.close();
+            for (KernelLaunch l : launches) l.close();
+            closeAllDeviceComms(held);
             closeAll(wins);
         }
     }

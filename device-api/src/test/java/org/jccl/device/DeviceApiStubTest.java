@@ -1,6 +1,7 @@
 package org.jccl.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -227,15 +229,33 @@ class DeviceApiStubTest {
     }
 
     @Test
-    void aLaunchHoldingADeviceCommunicatorIsNotPreparedForAStep() throws Exception {
+    void aStepHoldsTheWindowAndDeviceCommunicatorOfItsLaunchUntilClosed() throws Exception {
         DeviceComm d = deviceComm(1);
         Window w = window(4096);
         try (KernelLibrary library = KernelLibrary.load(backend, KernelImage.ptx(FILL))) {
-            InvalidUsageException e = assertThrows(InvalidUsageException.class, () -> DeviceApi.of(comm).prepare(library.kernel("fill"),
-                    LaunchConfig.of(1, 32), KernelArgs.create().window(w).deviceComm(d).float32(1f).int64(16)));
-            assertTrue(e.getMessage().contains("device communicator"), e.getMessage());
-            assertThrows(InvalidArgumentException.class, () -> DeviceApi.of(comm).prepare(library.kernel("fill"),
-                    LaunchConfig.of(1, 32), KernelArgs.create().window(w)), "arguments are checked as launch checks them");
+            DeviceApi api = DeviceApi.of(comm);
+            Kernel fill = library.kernel("fill");
+            assertThrows(InvalidArgumentException.class, () -> api.prepare(fill, LaunchConfig.of(1, 32), KernelArgs.create().window(w)),
+                    "arguments are checked as launch checks them");
+            KernelLaunch launch = api.prepare(fill, LaunchConfig.of(1, 32), KernelArgs.create().window(w).deviceComm(d).float32(1f).int64(16));
+            Step step = Step.builder(comm).add(launch.operation()).buildReissued().get(30, TimeUnit.SECONDS);
+            calls("libnccl.so.2");
+            calls("libcuda.so.1");
+            CompletableFuture<Void> destroyed = d.closeAsync();
+            CompletableFuture<Void> deregistered = w.closeAsync();
+            assertThrows(InvalidUsageException.class, () -> api.prepare(fill, LaunchConfig.of(1, 32),
+                    KernelArgs.create().window(w).deviceComm(d).float32(1f).int64(16)), "closed: nothing new uses them");
+            step.replay().get(30, TimeUnit.SECONDS); // the step's launch still runs: the step holds both
+            assertEquals(1, count(calls("libcuda.so.1"), "cuLaunchKernel"));
+            assertFalse(destroyed.isDone() || deregistered.isDone(), "released under a step");
+            assertEquals(0, count(calls("libnccl.so.2"), "ncclDevCommDestroy"));
+            step.close();
+            launch.close();
+            destroyed.get(30, TimeUnit.SECONDS);
+            deregistered.get(30, TimeUnit.SECONDS);
+            List<String> nccl = calls("libnccl.so.2");
+            assertEquals(1, count(nccl, "ncclDevCommDestroy"), nccl.toString());
+            assertEquals(1, count(nccl, "ncclCommWindowDeregister"), nccl.toString());
         } finally {
             d.closeAsync().get(30, TimeUnit.SECONDS);
             w.closeAsync().get(30, TimeUnit.SECONDS);
