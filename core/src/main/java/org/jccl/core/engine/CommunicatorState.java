@@ -475,10 +475,15 @@ public final class CommunicatorState {
         JfrEvents.timeout(id, driverComm.rank(), driverComm.size(), w.sequence(), w.describe(), w.timeout().toNanos(),
                 waitingFor, abortOnTimeout);
         if (abortOnTimeout) {
-            LOG.error("{}; aborting the communicator", e.getMessage());
+            CommunicatorState[] all = w.participants();
+            LOG.error("{}; aborting the communicator{}", e.getMessage(), all.length > 1 ? " and the work's other " + (all.length - 1) : "");
             w.fail(e);
-            abort(new CommunicatorAbortedException("aborted: seq=" + w.sequence() + " timed out after " + w.timeout(),
-                    -1, null, null, null, e));
+            CommunicatorAbortedException cause = new CommunicatorAbortedException("aborted: seq=" + w.sequence()
+                    + " timed out after " + w.timeout(), -1, null, null, null, e);
+            // A work over several communicators (a group, a step) may be stuck on any of them, and whichever one's
+            // deadline check runs first reports it: abort them all, so that nothing it started is left waiting.
+            abort(cause);
+            for (CommunicatorState c : all) if (c != this) c.abort(cause);
         } else {
             LOG.warn("{}", e.getMessage());
             w.fail(e);
