@@ -43,13 +43,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Buffers are fixed at capture: every replay reads and writes the same ones, and the step keeps their memory alive
  * until it is closed and its last replay completed, and so the windows and device communicators its modules'
- * operations use ({@link org.jccl.core.module.StreamOperation#retention()}): their close waits for the step's. A replay of a closed step, or of a step one of whose buffers was
- * closed, is refused. On the host backend a step re-issues its operations back to back in one work (the same order and
+ * operations use ({@link org.jccl.core.module.StreamOperation#retention()}): their close waits for the step's. A
+ * replay of a closed step, or of a step one of whose buffers was closed, is refused. On the host backend a step re-issues its operations back to back in one work (the same order and
  * completion); {@link Builder#buildReissued()} does so on any backend, for libraries or drivers that cannot capture.
  */
 public final class Step implements AutoCloseable {
     private final List<Communicator> communicators;
-    private final List<Stage> stages;
     private final List<Buffer> buffers;
     private final AutoCloseable retained;
     private final MemoryBlock[] held;
@@ -58,6 +57,8 @@ public final class Step implements AutoCloseable {
     private final @Nullable GraphCapture graphs;
     private final long graph;
     private final String description;
+    /** What a replay enqueues on the first communicator's launch thread. */
+    private final IssuePath.Enqueue replay;
     private final Object lock = new Object();
     private @Nullable Work lastReplay; // guarded by lock
     private @Nullable CompletableFuture<Void> closing; // guarded by lock
@@ -65,7 +66,6 @@ public final class Step implements AutoCloseable {
     private Step(List<Communicator> communicators, List<Stage> stages, List<Buffer> buffers, AutoCloseable retained,
                  @Nullable GraphCapture graphs, long graph) {
         this.communicators = communicators;
-        this.stages = stages;
         this.buffers = buffers;
         this.retained = retained;
         List<MemoryBlock> blocks = new ArrayList<>();
@@ -88,6 +88,23 @@ public final class Step implements AutoCloseable {
         this.graph = graph;
         this.description = "step(" + count + " operations" + (communicators.size() > 1 ? " over " + communicators.size()
                 + " communicators" : "") + ", " + (graphs != null ? "captured" : "re-issued") + ")";
+        this.replay = replayEnqueue(states(communicators), stages, graphs, graph);
+    }
+
+    /**
+     * One graph launch, or the stages re-issued; over several communicators between joins that order the replay after
+     * every communicator's earlier work and before its later work.
+     */
+    private static IssuePath.Enqueue replayEnqueue(List<CommunicatorState> states, List<Stage> stages,
+                                                   @Nullable GraphCapture graphs, long graph) {
+        IssuePath.Enqueue body = graphs != null ? stream -> graphs.launch(graph, stream) : stream -> enqueueStages(states, stages);
+        if (states.size() == 1) return body;
+        CommunicatorState first = states.get(0);
+        return stream -> {
+            for (int i = 1; i < states.size(); i++) IssuePath.join(states.get(i), first);
+            body.enqueue(stream);
+            for (int i = 1; i < states.size(); i++) IssuePath.join(first, states.get(i));
+        };
     }
 
     /** Collects the operations of a step, first of {@code communicator}. */
@@ -121,16 +138,7 @@ public final class Step implements AutoCloseable {
             for (Buffer b : buffers) {
                 if (b.isClosed()) throw new InvalidUsageException(this + ": its buffer " + b + " was closed");
             }
-            List<CommunicatorState> states = states(communicators);
-            GraphCapture g = graphs;
-            IssuePath.Enqueue body = g != null ? stream -> g.launch(graph, stream) : stream -> enqueueStages(states, stages);
-            IssuePath.Enqueue enqueue = states.size() == 1 ? body : stream -> {
-                CommunicatorState first = states.get(0);
-                for (int i = 1; i < states.size(); i++) IssuePath.join(states.get(i), first); // after their earlier work
-                body.enqueue(stream);
-                for (int i = 1; i < states.size(); i++) IssuePath.join(first, states.get(i)); // before their later work
-            };
-            Submission.Part whole = new Submission.Part(enqueue, seq -> "step(seq=" + seq + ", " + operations
+            Submission.Part whole = new Submission.Part(replay, seq -> "step(seq=" + seq + ", " + operations
                     + " operations)", held, bytes);
             Work w = Submission.ordered(communicators, whole, "step", communicator().options().timeout());
             lastReplay = w;
