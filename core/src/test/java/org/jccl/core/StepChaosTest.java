@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
 class StepChaosTest {
     private static final int RANKS = 3;
     private static final int REPLAYS = 8;
-    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** Long enough that a healthy replay on a loaded two-core machine never reaches it. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(4);
     /** Added to every bound: threads time-sliced on two cores can be late by seconds, never by this much. */
     private static final Duration MARGIN = Duration.ofSeconds(10);
     private static final long SEED = Long.getLong("jccl.chaos.seed", System.nanoTime());
