@@ -55,7 +55,7 @@ public final class Group {
         checkBackend(communicator);
         parts.computeIfAbsent(communicator, c -> new ArrayList<>()).add(Submission.part(communicator, operation));
         operations.computeIfAbsent(communicator, c -> new ArrayList<>()).add(operation);
-        for (Buffer b : new Buffer[] {operation.send(), operation.recv(), operation.bias()}) if (b != null) buffers.add(b);
+        buffers.addAll(operation.buffers());
         return this;
     }
 

@@ -1,5 +1,7 @@
 package org.jccl.core;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Arrays;
 import org.jccl.core.error.Errors;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +38,13 @@ public record Operation(OpKind kind, @Nullable Buffer send, @Nullable Buffer rec
             for (int i = 0; i < counts.length; i++) copy[i] = counts[i] == null ? null : counts[i].clone();
             counts = copy;
         }
+    }
+
+    /** The buffers it uses (send, receive, bias; those it has), for a group or step that must check them later. */
+    List<Buffer> buffers() {
+        List<Buffer> used = new ArrayList<>(3);
+        for (Buffer b : new Buffer[] {send, recv, bias}) if (b != null) used.add(b);
+        return used;
     }
 
     public static Operation allReduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op) {

@@ -44,21 +44,20 @@ import org.jspecify.annotations.Nullable;
  * <p>Buffers are fixed at capture: every replay reads and writes the same ones, and the step keeps their memory alive
  * until it is closed and its last replay completed, and so the windows and device communicators its modules'
  * operations use ({@link org.jccl.core.module.StreamOperation#retention()}): their close waits for the step's. A
- * replay of a closed step, or of a step one of whose buffers was closed, is refused. On the host backend a step re-issues its operations back to back in one work (the same order and
- * completion); {@link Builder#buildReissued()} does so on any backend, for libraries or drivers that cannot capture.
+ * replay of a closed step, or of a step one of whose buffers was closed, is refused. On the host backend a step
+ * re-issues its operations back to back in one work (the same order and completion); {@link Builder#buildReissued()}
+ * does so on any backend, for libraries or drivers that cannot capture.
  */
 public final class Step implements AutoCloseable {
     private final List<Communicator> communicators;
     private final List<Buffer> buffers;
     private final AutoCloseable retained;
     private final MemoryBlock[] held;
-    private final long bytes;
-    private final int operations;
     private final @Nullable GraphCapture graphs;
     private final long graph;
     private final String description;
-    /** What a replay enqueues on the first communicator's launch thread. */
-    private final IssuePath.Enqueue replay;
+    /** What a replay submits: enqueued on the first communicator's launch thread, holding the step's memory. */
+    private final Submission.Part replay;
     private final Object lock = new Object();
     private @Nullable Work lastReplay; // guarded by lock
     private @Nullable CompletableFuture<Void> closing; // guarded by lock
@@ -82,13 +81,13 @@ public final class Step implements AutoCloseable {
         }
         this.held = blocks.toArray(new MemoryBlock[0]);
         for (MemoryBlock b : held) b.retain(); // released when the step is closed and its last replay completed
-        this.bytes = total;
-        this.operations = count;
         this.graphs = graphs;
         this.graph = graph;
         this.description = "step(" + count + " operations" + (communicators.size() > 1 ? " over " + communicators.size()
                 + " communicators" : "") + ", " + (graphs != null ? "captured" : "re-issued") + ")";
-        this.replay = replayEnqueue(states(communicators), stages, graphs, graph);
+        int operations = count;
+        this.replay = new Submission.Part(replayEnqueue(states(communicators), stages, graphs, graph),
+                seq -> "step(seq=" + seq + ", " + operations + " operations)", held, total);
     }
 
     /**
@@ -138,9 +137,7 @@ public final class Step implements AutoCloseable {
             for (Buffer b : buffers) {
                 if (b.isClosed()) throw new InvalidUsageException(this + ": its buffer " + b + " was closed");
             }
-            Submission.Part whole = new Submission.Part(replay, seq -> "step(seq=" + seq + ", " + operations
-                    + " operations)", held, bytes);
-            Work w = Submission.ordered(communicators, whole, "step", communicator().options().timeout());
+            Work w = Submission.ordered(communicators, replay, "step", communicator().options().timeout());
             lastReplay = w;
             return w;
         }
@@ -263,7 +260,7 @@ public final class Step implements AutoCloseable {
             Errors.requireArgument(operation, "operation");
             Validation.check(member(on), operation);
             stages.add(new Stage(List.of(on), List.of(List.of(Submission.part(on, operation))), false));
-            for (Buffer b : new Buffer[] {operation.send(), operation.recv(), operation.bias()}) if (b != null) buffers.add(b);
+            buffers.addAll(operation.buffers());
             return this;
         }
 
@@ -275,7 +272,7 @@ public final class Step implements AutoCloseable {
             for (Operation op : operations) {
                 Validation.check(communicator, Errors.requireArgument(op, "operation"));
                 members.add(Submission.part(communicator, op));
-                for (Buffer b : new Buffer[] {op.send(), op.recv(), op.bias()}) if (b != null) buffers.add(b);
+                buffers.addAll(op.buffers());
             }
             stages.add(new Stage(List.of(communicator), List.of(members), true));
             return this;

@@ -97,6 +97,21 @@ final class Submission {
      * @param name what observers see as the work's name when it is not a group
      */
     static Work submit(List<Communicator> communicators, List<List<Part>> parts, String name, Duration timeout) {
+        return submit(communicators, parts, name, timeout, communicators.size() > 1 || parts.get(0).size() > 1);
+    }
+
+    /**
+     * One part enqueued on the first communicator's launch thread while the others' launch threads are claimed, outside
+     * any group: the part orders the communicators' streams itself (a step over several communicators).
+     */
+    static Work ordered(List<Communicator> communicators, Part part, String name, Duration timeout) {
+        List<List<Part>> parts = new ArrayList<>(communicators.size());
+        for (int i = 0; i < communicators.size(); i++) parts.add(i == 0 ? List.of(part) : List.of());
+        return submit(communicators, parts, name, timeout, false);
+    }
+
+    private static Work submit(List<Communicator> communicators, List<List<Part>> parts, String name, Duration timeout,
+                               boolean grouped) {
         List<CommunicatorState> states = new ArrayList<>(communicators.size());
         List<List<IssuePath.Enqueue>> launches = new ArrayList<>(communicators.size());
         List<MemoryBlock> held = new ArrayList<>();
@@ -118,25 +133,8 @@ final class Submission {
         long total = bytes;
         String workName = count == 1 ? name : "group";
         Communicator first = communicators.get(0);
-        return IssuePath.issue(states, launches, sequences -> new Work(sequences[0],
+        return IssuePath.issue(states, launches, grouped, sequences -> new Work(sequences[0],
                 () -> describe(communicators, parts, sequences), first, workName, total, blocks, timeoutNanos));
-    }
-
-    /**
-     * One part enqueued on the first communicator's launch thread while the others' launch threads are claimed, outside
-     * any group: the part orders the communicators' streams itself (a step over several communicators).
-     */
-    static Work ordered(List<Communicator> communicators, Part part, String name, Duration timeout) {
-        List<CommunicatorState> states = new ArrayList<>(communicators.size());
-        List<List<IssuePath.Enqueue>> launches = new ArrayList<>(communicators.size());
-        for (Communicator c : communicators) {
-            states.add(c.state());
-            launches.add(launches.isEmpty() ? List.of(part.enqueue()) : List.of());
-        }
-        Communicator first = communicators.get(0);
-        long timeoutNanos = Work.nanos(timeout);
-        return IssuePath.issue(states, launches, false, sequences -> new Work(sequences[0],
-                () -> first.describe() + " " + part.describe(sequences[0]), first, name, part.bytes(), part.held(), timeoutNanos));
     }
 
     /** The launch of one validated operation: lowered now, enqueued by the launch thread. */
