@@ -170,11 +170,16 @@ class CoroutineCommunicator(
             // The source runs on this collector's dispatcher, so user code never runs on jccl's event thread.
             val launchContext = currentCoroutineContext()[ContinuationInterceptor] ?: EmptyCoroutineContext
             val gated = items.onEach { slots.acquire() }.asFlux(launchContext)
-            reactive.pipeline(gated, { item -> toOperation(item) }, maxInFlight).asFlow().collect { item ->
+            // The permits alone bound what is in flight. The Flux may run one more, so that its demand, which
+            // Reactor replenishes from the event thread whenever that thread gets to it, never holds back the
+            // launch a release allows: the source already waits in acquire() for that permit.
+            val fluxInFlight = if (maxInFlight == Int.MAX_VALUE) maxInFlight else maxInFlight + 1
+            reactive.pipeline(gated, { item -> toOperation(item) }, fluxInFlight).asFlow().collect { item ->
                 emit(item)
+                // Resumes the source waiting for this permit, on the source's dispatcher ...
                 slots.release()
-                // The launch this release allows runs before the next item is taken, so that maxInFlight stay in
-                // flight even when this collector and the launches share one thread.
+                // ... where it launches before the next item is taken, so that maxInFlight stay in flight even when
+                // this collector and the launches share one thread.
                 yield()
             }
         }
