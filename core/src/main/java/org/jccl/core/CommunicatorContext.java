@@ -8,14 +8,18 @@ import java.util.function.Supplier;
 import org.jccl.core.engine.Attachments;
 import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.EventLoop;
+import org.jccl.core.engine.IssuePath;
 import org.jccl.core.error.Errors;
+import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.module.Attachment;
 import org.jccl.core.module.AttachmentKey;
 import org.jccl.core.module.ModuleContext;
+import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Driver;
 import org.jccl.core.spi.DriverComm;
 import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.MemoryBlock;
 import org.jccl.core.spi.MemoryRef;
 
 /** {@link ModuleContext} over one communicator: the funnel for its operations, its lifecycle and the event thread. */
@@ -56,6 +60,25 @@ final class CommunicatorContext implements ModuleContext {
     @Override
     public DriverStream stream() {
         return state.stream().driverStream();
+    }
+
+    @Override
+    public Work issueOn(Stream stream, StreamOperation operation) {
+        Errors.requireArgument(stream, "stream");
+        Errors.requireArgument(operation, "operation");
+        stream.checkOpen();
+        if (stream.device() != communicator.device()) {
+            throw new InvalidArgumentException(stream + " is on device " + stream.device() + ", not the communicator's "
+                    + communicator.device());
+        }
+        List<Buffer> uses = operation.uses();
+        MemoryBlock[] held = new MemoryBlock[uses.size()];
+        for (int i = 0; i < held.length; i++) held[i] = Submission.memory(communicator, uses.get(i)).block();
+        AutoCloseable hold = operation.retention().retain();
+        Work work = new Work(-1, () -> operation.describe(-1), null, held, 0);
+        work.whenComplete((v, e) -> Retention.release(hold));
+        communicator.backend().driver().setDevice(communicator.device());
+        return IssuePath.onStream(stream.queue(), null, work, operation.task()::enqueue);
     }
 
     @Override

@@ -157,7 +157,7 @@ public final class Step implements AutoCloseable {
             drained.handle((v, e) -> null).thenRun(() -> {
                 if (graphs != null) communicator().state().cleanUpInOrder(() -> graphs.destroy(graph));
                 for (MemoryBlock b : held) b.release();
-                release(retained);
+                Retention.release(retained);
                 done.complete(null);
             });
             return done.copy();
@@ -181,14 +181,6 @@ public final class Step implements AutoCloseable {
     @Override
     public String toString() {
         return communicator().describe() + " " + description;
-    }
-
-    private static void release(AutoCloseable retained) {
-        try {
-            retained.close();
-        } catch (Exception e) {
-            throw new IllegalStateException("releasing what a step kept alive failed", e);
-        }
     }
 
     private static List<CommunicatorState> states(List<Communicator> communicators) {
@@ -369,7 +361,7 @@ public final class Step implements AutoCloseable {
             return Submission.ordered(comms, capture, "captureStep", communicator.options().timeout())
                     .handle((w, error) -> {
                         if (error == null) return new Step(comms, captured, used, retained, graphs, graph[0]);
-                        release(retained);
+                        Retention.release(retained);
                         throw Errors.unwrap(error);
                     });
         }

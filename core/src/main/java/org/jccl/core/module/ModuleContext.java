@@ -47,6 +47,18 @@ public interface ModuleContext {
     DriverStream stream();
 
     /**
+     * Enqueues {@code operation} on an application's {@code stream} (from {@link org.jccl.core.Backend#createStream}) of
+     * this communicator's device, at once, on the calling thread, which gets the device made current (as a launch needs
+     * it); the work completes when the stream passed it. Its buffers and its retention are held until then. Outside the
+     * communicator's call order: for work that waits on the device for something of its own (a module's signal), not
+     * for collective calls.
+     *
+     * @throws org.jccl.core.error.InvalidArgumentException for another device's stream, or a buffer off the device
+     * @throws org.jccl.core.error.InvalidUsageException    for a closed stream, buffer, or what the retention keeps
+     */
+    Work issueOn(org.jccl.core.Stream stream, StreamOperation operation);
+
+    /**
      * The memory of {@code buffer}: checked open and on the communicator's device (or pinned host memory), else an
      * {@link org.jccl.core.error.InvalidArgumentException} / {@link org.jccl.core.error.InvalidUsageException}.
      */

@@ -38,13 +38,16 @@ public interface Retention {
         };
     }
 
-    private static void releaseAll(List<AutoCloseable> taken) {
-        for (int i = taken.size() - 1; i >= 0; i--) {
-            try {
-                taken.get(i).close();
-            } catch (Exception e) {
-                throw new IllegalStateException("releasing a hold failed", e);
-            }
+    /** Releases a hold that {@link #retain} returned. */
+    static void release(AutoCloseable hold) {
+        try {
+            hold.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("releasing a hold failed", e);
         }
+    }
+
+    private static void releaseAll(List<AutoCloseable> taken) {
+        for (int i = taken.size() - 1; i >= 0; i--) release(taken.get(i));
     }
 }
