@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import org.jccl.core.Communicator;
 import org.jccl.core.Group;
 import org.jccl.core.Modules;
+import org.jccl.core.Stream;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
@@ -215,6 +216,33 @@ public final class DeviceApi {
             return w;
         };
         return whileOpen(c.marshalled().deviceComms(), 0, issue);
+    }
+
+    /**
+     * Launches {@code kernel} on an application's {@code stream} of the communicator's device (from
+     * {@link org.jccl.core.Backend#createStream}), at once, on the calling thread, which gets the device made current.
+     * Checked as {@link #launch(Kernel, LaunchConfig, KernelArgs)} checks it. It is outside the communicator's call
+     * order: for kernels that wait on the device for something (a KV layer's signal) or that work on data only, never
+     * for one that takes part in a collective. The work completes when the stream passed the kernel and keeps the
+     * buffers, windows and device communicators of {@code args}, and the kernel's library, alive until then.
+     *
+     * @throws InvalidArgumentException for a stream of another device, or a configuration or argument refused
+     * @throws InvalidUsageException    for a closed stream, library, window or device communicator
+     */
+    public Work launch(Stream stream, Kernel kernel, LaunchConfig config, KernelArgs args) {
+        Errors.requireArgument(stream, "stream");
+        Checked c = check(kernel, config, args);
+        StreamOperation op = c.operation();
+        kernel.library().launchStarted(); // throws for a closed library
+        try {
+            Work w = spi.issueOn(stream, new StreamOperation(op.what(), op.uses(), op.task(),
+                    Retention.all(c.marshalled().retentions())));
+            w.whenComplete((v, error) -> kernel.library().launchEnded());
+            return w;
+        } catch (RuntimeException e) {
+            kernel.library().launchEnded();
+            throw e;
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package org.jccl.device.reactive;
 
 import java.time.Duration;
 import java.util.List;
+import org.jccl.core.Stream;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.device.DeviceApi;
@@ -71,5 +72,10 @@ public final class ReactiveDeviceApi {
     /** {@link DeviceApi#launch(Kernel, LaunchConfig, KernelArgs, Duration)} at subscription: its own timeout (zero: none). */
     public Mono<Void> launch(Kernel kernel, LaunchConfig config, KernelArgs args, Duration timeout) {
         return ReactiveModules.mono(shape, () -> core.launch(kernel, config, args, timeout));
+    }
+
+    /** {@link DeviceApi#launch(Stream, Kernel, LaunchConfig, KernelArgs)} at subscription: on an application's stream. */
+    public Mono<Void> launch(Stream stream, Kernel kernel, LaunchConfig config, KernelArgs args) {
+        return ReactiveModules.mono(shape, () -> core.launch(stream, kernel, config, args));
     }
 }

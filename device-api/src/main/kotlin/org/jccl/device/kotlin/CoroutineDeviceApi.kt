@@ -3,6 +3,7 @@ package org.jccl.device.kotlin
 import java.time.Duration
 import kotlinx.coroutines.reactor.awaitSingle
 import kotlinx.coroutines.reactor.awaitSingleOrNull
+import org.jccl.core.Stream
 import org.jccl.device.DeviceApi
 import org.jccl.device.DeviceComm
 import org.jccl.device.DeviceCommRequirements
@@ -43,6 +44,11 @@ class CoroutineDeviceApi(
     /** [DeviceApi.launch] with its own [timeout] (zero: none). */
     suspend fun launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs, timeout: Duration) {
         reactive.launch(kernel, config, args, timeout).awaitSingleOrNull()
+    }
+
+    /** [DeviceApi.launch] on an application's [stream]; resumes when the stream passed the kernel. */
+    suspend fun launch(stream: Stream, kernel: Kernel, config: LaunchConfig, args: KernelArgs) {
+        reactive.launch(stream, kernel, config, args).awaitSingleOrNull()
     }
 
     companion object {
