@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
+import org.jccl.core.Stream;
 import org.jccl.core.Work;
 import org.jccl.device.DeviceApi;
 import org.jccl.device.DeviceComm;
@@ -35,6 +36,9 @@ final class LsaKvPath implements KvDirectPath {
     private final KvPool pool;
     private final DeviceComm devComm;
     private final Kernel kernel;
+    private final Kernel waitKernel;
+    /** CTAs of a launch that finished their share (zero between launches): the last one raises the layer's signal. */
+    private final Buffer arrivals;
     private final DeviceApi api;
     private final Window window;
     /** Segment tables for reuse: device and pinned memory allocated per request would cost much of a small one. */
@@ -47,10 +51,14 @@ final class LsaKvPath implements KvDirectPath {
         }
     }
 
-    LsaKvPath(KvPool pool, DeviceComm devComm, Kernel kernel) {
+    LsaKvPath(KvPool pool, DeviceComm devComm, Kernel kernel, Kernel waitKernel) {
         this.pool = pool;
         this.devComm = devComm;
         this.kernel = kernel;
+        this.waitKernel = waitKernel;
+        Communicator c = pool.communicator();
+        this.arrivals = c.backend().allocate(c.device(), 16);
+        c.stream().fill(arrivals, 0, 16); // on the stream, before any launch
         this.api = DeviceApi.of(pool.communicator());
         this.window = pool.window();
     }
@@ -72,6 +80,17 @@ final class LsaKvPath implements KvDirectPath {
     }
 
     @Override
+    public boolean signalsLayers() {
+        return true;
+    }
+
+    @Override
+    public Work awaitSignal(Stream stream, long signalOffset, Buffer cancel, long value) {
+        return api.launch(stream, waitKernel, LaunchConfig.of(1, 32), KernelArgs.create().window(window).int64(signalOffset)
+                .pointer(cancel).int64(value));
+    }
+
+    @Override
     public CompletableFuture<Void> closeAsync() {
         synchronized (tables) {
             for (Table t : tables) {
@@ -80,6 +99,7 @@ final class LsaKvPath implements KvDirectPath {
             }
             tables.clear();
         }
+        arrivals.close(); // freed once the launches issued before completed
         return devComm.closeAsync();
     }
 
@@ -118,7 +138,9 @@ final class LsaKvPath implements KvDirectPath {
                 return api.launch(kernel, LaunchConfig.of(blocks, THREADS), KernelArgs.create().window(window)
                         .int32(plan.peer()).pointer(table).int32(count).int32(tensors)
                         .int64(src.offset(layer, 0, 0)).int64(src.tensorBytes())
-                        .int64(dst.offset(layer, 0, 0)).int64(dst.tensorBytes()));
+                        .int64(dst.offset(layer, 0, 0)).int64(dst.tensorBytes())
+                        .pointer(arrivals).int64(plan.signalOffset() < 0 ? 0 : plan.signalOffset() + 8L * layer)
+                        .int64(plan.signalOffset() < 0 ? 0 : plan.signalValue()));
             }
 
             @Override

@@ -14,7 +14,7 @@ import org.jccl.rma.kv.KvPool;
 /**
  * Provides the KV transfer's {@link KvPathKind#LSA_KERNEL} path, found by {@link java.util.ServiceLoader} when
  * {@code jccl-device-api} is on the class path: a device communicator on the pool's communicator (collective, made by
- * every rank during {@link KvPool#allocate}) and the shipped {@code jccl_kv_put} kernel.
+ * every rank during {@link KvPool#allocate}) and the shipped {@code jccl_kv_put} and {@code jccl_kv_wait} kernels.
  */
 public final class LsaKvPathProvider implements KvPathProvider {
     @Override
@@ -35,8 +35,9 @@ public final class LsaKvPathProvider implements KvPathProvider {
             return CompletableFuture.failedFuture(e);
         }
         // Compiling takes a second or more: never on the event thread, where the device communicator completes.
-        CompletableFuture<Kernel> kernel = CompletableFuture.supplyAsync(() -> ShippedKernels.kernel(c, "jccl_kv_put"));
-        return devComm.thenCombine(kernel, (d, k) -> (KvDirectPath) new LsaKvPath(pool, d, k))
+        CompletableFuture<Kernel[]> kernels = CompletableFuture.supplyAsync(() -> new Kernel[] {
+            ShippedKernels.kernel(c, "jccl_kv_put"), ShippedKernels.kernel(c, "jccl_kv_wait")});
+        return devComm.thenCombine(kernels, (d, k) -> (KvDirectPath) new LsaKvPath(pool, d, k[0], k[1]))
                 .whenComplete((path, error) -> {
                     if (error != null) devComm.thenAccept(DeviceComm::close); // made, but the kernel is not
                 });

@@ -65,10 +65,13 @@ extern "C" __global__ void jccl_lsa_wait_signal(ncclWindow_t win, size_t slotOff
 // its scattered destination blocks. items holds (source offset, destination offset, bytes) per item, relative to a
 // tensor's start in each pool; an item is contiguous on both sides (a block, a run of tokens, a token's share of the
 // heads) and at most a few KiB, so one CTA moves one item at a time with 16-byte vectors. Item i of tensor t is work
-// i + t * count; CTAs take works in turn. The last system-wide fence makes the stores visible to the peer's GPU before
-// the stream moves on (the peer learns of the layer from this kernel's completion).
+// i + t * count; CTAs take works in turn. Every thread fences its stores system-wide; the last CTA to finish (counted
+// in arrivals, reset for the next launch) then stores signalValue into the 64-bit word at signalOffset of the peer's
+// window with release ordering (value 0: none): the layer's device signal, which the peer's jccl_kv_wait acquires.
+// The peer's host still learns of the layer from this kernel's completion.
 extern "C" __global__ void jccl_kv_put(ncclWindow_t win, int peer, const long long* items, int count, int tensors,
-                                       size_t srcBase, size_t srcStride, size_t dstBase, size_t dstStride) {
+                                       size_t srcBase, size_t srcStride, size_t dstBase, size_t dstStride,
+                                       unsigned int* arrivals, size_t signalOffset, unsigned long long signalValue) {
   const int works = count * tensors;
   for (int w = blockIdx.x; w < works; w += gridDim.x) {
     const int t = w / count;
@@ -85,4 +88,27 @@ extern "C" __global__ void jccl_kv_put(ncclWindow_t win, int peer, const long lo
     }
   }
   __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(arrivals, 1u) == gridDim.x - 1) {
+    *arrivals = 0;
+    if (signalValue != 0) {
+      __threadfence_system();
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> signal(
+          *(unsigned long long*) ncclGetLsaPointer(win, signalOffset, peer));
+      signal.store(signalValue, cuda::memory_order_release);
+    }
+  }
+}
+
+// Holds the stream until the layer signal word at signalOffset in this rank's window reaches value (a request's
+// generation: words only grow), or the request's cancel word in pinned host memory does (its receiver ended it), with
+// acquire ordering so that the layer's data is visible to the work that follows on the stream.
+extern "C" __global__ void jccl_kv_wait(ncclWindow_t win, size_t signalOffset, const unsigned long long* cancel,
+                                        unsigned long long value) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> signal(
+        *(unsigned long long*) ncclGetLocalPointer(win, signalOffset));
+    const volatile unsigned long long* cancelled = cancel;
+    while (signal.load(cuda::memory_order_acquire) < value && *cancelled < value) __nanosleep(64);
+  }
 }

@@ -88,16 +88,13 @@ class KvTransferGpuTest {
         }
     }
 
-    /** Sends one request of {@code tokens} tokens from {@code from} to {@code to}; every byte must be where the oracle says. */
-    static void check(KvRig rig, int from, int to, KvLayout s, KvLayout d, KvPathKind path, int tokens) throws Exception {
-        rig.fill(from, 11);
-        if (to != from) rig.zero(to);
-        byte[] source = rig.pool(from);
-        List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+    /**
+     * Decode's block allocator; into the sender's own pool ({@code self}), one that hands out only blocks the source
+     * does not use.
+     */
+    static KvBlockPool decodeBlocks(KvLayout s, KvLayout d, int[] src, int tokens, boolean self) {
         KvBlockPool blocks = new KvBlockPool(d.blocks());
-        rig.receiver(to, blocks, KvOptions.DEFAULT, arrived::add);
-        int[] src = KvRig.randomBlocks(new Random(3), s.blocksFor(tokens), s.blocks());
-        if (to == from) { // into its own pool: destination blocks the source does not use
+        if (self) {
             List<Integer> others = new ArrayList<>();
             for (int i = 0; i < s.blocks(); i++) others.add(i);
             for (int b : src) others.remove(Integer.valueOf(b));
@@ -105,6 +102,17 @@ class KvTransferGpuTest {
             blocks.allocate(s.blocks()); // then hand back only blocks the source does not use: decode gets those
             blocks.free(others.subList(0, d.blocksFor(tokens)).stream().mapToInt(Integer::intValue).toArray());
         }
+        return blocks;
+    }
+
+    /** Sends one request of {@code tokens} tokens from {@code from} to {@code to}; every byte must be where the oracle says. */
+    static void check(KvRig rig, int from, int to, KvLayout s, KvLayout d, KvPathKind path, int tokens) throws Exception {
+        rig.fill(from, 11);
+        if (to != from) rig.zero(to);
+        byte[] source = rig.pool(from);
+        List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+        int[] src = KvRig.randomBlocks(new Random(3), s.blocksFor(tokens), s.blocks());
+        rig.receiver(to, decodeBlocks(s, d, src, tokens, to == from), KvOptions.DEFAULT, arrived::add);
         KvSend send = rig.sender(from, KvOptions.builder().path(path).build())
                 .send(new KvRequest("gpu", to, tokens, src, KvRig.seconds(60))).allReady();
         KvDelivered delivered = send.done().get(120, TimeUnit.SECONDS);

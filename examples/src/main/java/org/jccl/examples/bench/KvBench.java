@@ -17,6 +17,7 @@ import org.jccl.core.BackendKind;
 import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
 import org.jccl.core.Jccl;
+import org.jccl.core.Stream;
 import org.jccl.core.UniqueId;
 import org.jccl.core.rendezvous.Rendezvous;
 import org.jccl.core.rendezvous.RendezvousClient;
@@ -48,7 +49,9 @@ import org.jccl.rma.kv.KvSender;
  *   <li>{@code aggregate}: every prefill rank keeps 4 requests in flight; the bytes of all of them over the time from
  *       the first start to the last end;</li>
  *   <li>with {@code gap-us} above 0, {@code streaming}: layers marked ready one by one, {@code gap-us} apart (a model
- *       computing them): how long after the last layer was marked ready it was usable on decode.</li>
+ *       computing them): how long after the last layer was marked ready it was usable on decode, for decode's host
+ *       (the request's {@code done()}) and, on the LSA kernel path, for decode's stream (a marker after
+ *       {@code KvIncoming.layerOn}, seen by the event thread).</li>
  * </ul>
  * With {@code split}, each request goes to every decode rank, which holds its share of the heads (decode TP = N × the
  * prefill's); otherwise requests go round the decode ranks. Without the launcher, two ranks of this process.
@@ -159,13 +162,34 @@ public final class KvBench {
      */
     private static KvReceiver decode(KvPool pool, KvOptions options, RendezvousClient store) throws Exception {
         KvBlockPool blocks = new KvBlockPool(pool.layout().blocks());
-        return KvReceiver.open(pool, blocks, options, incoming -> incoming.done().thenAccept(received -> {
-            long usable = System.nanoTime(); // one clock for every process of this host
-            blocks.free(received.blocks());
-            if (!received.request().startsWith("stream-")) return;
-            if (store != null) store.set("kvbench/" + received.request(), Long.toString(usable).getBytes(StandardCharsets.UTF_8));
-            else USABLE.put(received.request(), usable);
-        })).get(60, TimeUnit.SECONDS);
+        Communicator c = pool.communicator();
+        Stream decodeStream = c.backend().createStream(c.device()); // decode's compute stream; lives as long as the bench
+        return KvReceiver.open(pool, blocks, options, incoming -> {
+            String name = incoming.request();
+            if (name.startsWith("stream-") && incoming.signalsLayersOnDevice()) {
+                // Where the decode model's kernels for the last layer would start: its stream passes the device wait.
+                incoming.layerOn(incoming.layerCount() - 1, decodeStream);
+                decodeStream.marker().thenApply(v -> System.nanoTime()) // seen by the event thread: publish off it
+                        .thenAcceptAsync(passed -> publish(store, "kvbench-device/" + name, passed));
+            }
+            incoming.done().thenAccept(received -> {
+                long usable = System.nanoTime(); // one clock for every process of this host
+                blocks.free(received.blocks());
+                if (name.startsWith("stream-")) publish(store, "kvbench/" + name, usable);
+            });
+        }).get(60, TimeUnit.SECONDS);
+    }
+
+    private static void publish(RendezvousClient store, String key, long nanos) {
+        if (store != null) store.set(key, Long.toString(nanos).getBytes(StandardCharsets.UTF_8));
+        else USABLE.put(key, nanos);
+    }
+
+    private static long published(RendezvousClient store, String key) throws InterruptedException {
+        if (store != null) return Long.parseLong(new String(store.getNow(key, Duration.ofSeconds(30)), StandardCharsets.UTF_8));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!USABLE.containsKey(key) && System.nanoTime() < until) Thread.sleep(1); // the decode rank's thread sets it
+        return USABLE.get(key);
     }
 
     /** The decode ranks a request goes to: all of them with a split, else the next one in turn. */
@@ -276,10 +300,15 @@ public final class KvBench {
         return bytes;
     }
 
-    /** Layers marked ready one by one; how long after the last one it is usable on decode. */
+    /**
+     * Layers marked ready one by one; how long after the last one it is usable on decode: for the host (the request's
+     * {@code done()}), and on the LSA kernel path also for decode's stream (a marker after its device-side wait).
+     */
     private void streaming(KvSender sender, int tokens, int repeats, long gapMicros, Random random) throws Exception {
         KvLayout layout = sender.pool().layout();
         double[] us = new double[repeats];
+        double[] deviceUs = new double[repeats];
+        boolean signalled = false;
         for (int r = -WARM_UP; r < repeats; r++) {
             String name = "stream-" + rank + "-" + tokens + "-" + r;
             List<KvSend> sends = send(sender, name, tokens, r, randomBlocks(random, layout.blocksFor(tokens), layout.blocks()));
@@ -291,18 +320,31 @@ public final class KvBench {
                 for (KvSend s : sends) s.ready(l);
             }
             long usable = 0;
+            long onDevice = 0;
             for (KvSend s : sends) {
-                s.done().get(120, TimeUnit.SECONDS);
+                signalled = s.done().get(120, TimeUnit.SECONDS).path() == KvPathKind.LSA_KERNEL;
                 String key = s.request().name();
-                usable = Math.max(usable, store != null
-                        ? Long.parseLong(new String(store.getNow("kvbench/" + key, Duration.ofSeconds(30)), StandardCharsets.UTF_8))
-                        : USABLE.get(key));
+                usable = Math.max(usable, published(store, "kvbench/" + key));
+                if (signalled) onDevice = Math.max(onDevice, published(store, "kvbench-device/" + key));
             }
-            if (r >= 0) us[r] = (usable - lastReady) / 1e3;
+            if (r >= 0) {
+                us[r] = (usable - lastReady) / 1e3;
+                deviceUs[r] = (onDevice - lastReady) / 1e3;
+            }
         }
-        Arrays.sort(us);
         System.out.printf("median streaming rank %d, %d tokens, layers %d us apart: last layer ready -> usable on decode"
-                + " %.1f us (p90 %.1f)%n", rank, tokens, gapMicros, us[repeats / 2], us[Math.min(repeats - 1, (int) (repeats * 0.9))]);
+                + " %s%n", rank, tokens, gapMicros, medianAndP90(us));
+        if (signalled) {
+            System.out.printf("median streaming rank %d, %d tokens, layers %d us apart: last layer ready -> decode's stream"
+                    + " past its device-side wait %s%n", rank, tokens, gapMicros, medianAndP90(deviceUs));
+        }
+    }
+
+    private static String medianAndP90(double[] us) {
+        double[] sorted = us.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return String.format("%.1f us (p90 %.1f)", sorted[n / 2], sorted[Math.min(n - 1, (int) (n * 0.9))]);
     }
 
     private static int[] randomBlocks(Random random, int count, int poolBlocks) {

@@ -1,5 +1,7 @@
 package org.jccl.rma.kv;
 
+import org.jccl.core.Buffer;
+import org.jccl.core.Stream;
 import org.jccl.core.Work;
 
 /**
@@ -19,6 +21,23 @@ public interface KvDirectPath {
 
     /** Ends the path (collective where opening was: every rank closes it), after the copies issued before. */
     java.util.concurrent.CompletableFuture<Void> closeAsync();
+
+    /**
+     * Whether {@link Prepared#copyLayer} also raises the layer's device signal in the peer's window
+     * ({@link KvPlan#signalOffset()}), which the peer's {@link #awaitSignal} waits for on the device.
+     */
+    default boolean signalsLayers() {
+        return false;
+    }
+
+    /**
+     * Enqueues on {@code stream} (an application's stream of this rank's device), at once, a wait on the device until
+     * the 64-bit word at {@code signalOffset} of this rank's window reaches {@code value}, or the word of {@code cancel}
+     * (pinned host memory that the receiver sets when it ends the request) does. The work completes when it passed.
+     */
+    default Work awaitSignal(Stream stream, long signalOffset, Buffer cancel, long value) {
+        throw new UnsupportedOperationException(kind() + " raises no device signals");
+    }
 
     /** Prepares one request's copies (e.g. uploads its segment table, ordered on the stream before its layers). */
     Prepared prepare(KvPlan plan);

@@ -1,12 +1,21 @@
 package org.jccl.rma.kv;
 
 import java.util.concurrent.CompletableFuture;
+import org.jccl.core.Event;
+import org.jccl.core.Stream;
+import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request a KV receiver granted blocks to: which blocks, a future per layer that completes when that layer is
  * usable in the pool, and {@link #done()} when every layer is. On failure (a {@link KvTransferException}) the blocks go
  * back to the allocator once nothing is in flight on either side; on success they are the application's.
+ *
+ * <p>Where the sender writes straight into this pool with a kernel ({@link KvPathKind#LSA_KERNEL}), each layer is also
+ * signalled on the device: {@link #layerOn} makes an application's stream wait for it there, so that decode's kernels
+ * for a layer start as soon as it landed, without waiting for the host to hear of it.
  */
 public final class KvIncoming {
     private final KvReceiver receiver;
@@ -17,6 +26,10 @@ public final class KvIncoming {
     private final int[] blocks;
     final CompletableFuture<Void>[] layers;
     final CompletableFuture<KvReceived> done = new CompletableFuture<>();
+    /** Each layer's event, recorded after its device-side wait; null without device signals. Guarded by this. */
+    private Event @Nullable [] layerEvents;
+    private boolean ended;
+    private @Nullable KvTransferException failure;
 
     @SuppressWarnings("unchecked")
     KvIncoming(KvReceiver receiver, long id, String request, int sender, int tokens, int[] blocks, int layers) {
@@ -64,6 +77,45 @@ public final class KvIncoming {
             throw new InvalidArgumentException("KV request " + request + " has no layer " + layer + " (0.." + (layers.length - 1) + ")");
         }
         return layers[layer].copy();
+    }
+
+    /** Whether {@link #layerOn} can wait for layers on the device: the request's path signals them there. */
+    public synchronized boolean signalsLayersOnDevice() {
+        return layerEvents != null;
+    }
+
+    /**
+     * Makes the work enqueued on {@code stream} after this call wait, on the device, until {@code layer} landed in the
+     * pool; the calling thread does not wait. Once the request has completed it does nothing (every layer is there). If
+     * the request fails first, the stream goes on without the layer's data when the request ends: {@link #done()}
+     * fails, and a call after that throws its {@link KvTransferException}.
+     *
+     * @throws InvalidUsageException    where the request's path raises no device signals ({@link
+     *                                  #signalsLayersOnDevice()}): wait for {@link #layer} instead
+     * @throws InvalidArgumentException for a layer out of range
+     */
+    public synchronized void layerOn(int layer, Stream stream) {
+        Errors.requireArgument(stream, "stream");
+        layer(layer); // checks the range
+        if (failure != null) throw failure;
+        if (ended) return;
+        if (layerEvents == null) {
+            throw new InvalidUsageException("KV request " + request + ": its path raises no device signals (only the LSA"
+                    + " kernel path does, see signalsLayersOnDevice()); wait for layer(" + layer + ") instead");
+        }
+        stream.waitFor(layerEvents[layer]);
+    }
+
+    /** The receiver enqueued the device-side waits, each layer's event recorded after its own. */
+    synchronized void signalled(Event[] events) {
+        this.layerEvents = events.clone();
+    }
+
+    /** The request ended (failed where {@code failure} is not null): its events may now be recorded for another. */
+    synchronized void ended(@Nullable KvTransferException failure) {
+        this.ended = true;
+        this.failure = failure;
+        this.layerEvents = null;
     }
 
     /** Completes when every layer is usable, or fails with a {@link KvTransferException}. */

@@ -34,8 +34,12 @@ sealed interface KvMessage {
     record Announce(long id, String name, int tokens, long deadlineMillis) implements KvMessage {
     }
 
-    /** Receiver → sender: the destination blocks granted to a request. */
-    record Grant(long id, int[] blocks) implements KvMessage {
+    /**
+     * Receiver → sender: the destination blocks granted to a request, and where a direct path that signals layers on
+     * the device raises layer {@code l}'s signal: the word at {@code signalOffset + 8 l} of the receiver's window, set to
+     * {@code signalValue} ({@code -1}: no signals).
+     */
+    record Grant(long id, int[] blocks, long signalOffset, long signalValue) implements KvMessage {
     }
 
     /** Direct paths, sender → receiver: every tensor of {@code layer} landed in the receiver's pool. */
@@ -114,6 +118,8 @@ sealed interface KvMessage {
                 out.writeLong(g.id());
                 out.writeInt(g.blocks().length);
                 for (int b : g.blocks()) out.writeInt(b);
+                out.writeLong(g.signalOffset());
+                out.writeLong(g.signalValue());
             } else if (m instanceof LayerDone d) {
                 out.writeByte(LAYER_DONE);
                 out.writeLong(d.id());
@@ -176,7 +182,9 @@ sealed interface KvMessage {
                     if (n < 0 || n > frame.length / 4) throw new IllegalArgumentException("a grant of " + n + " blocks");
                     int[] blocks = new int[n];
                     for (int i = 0; i < n; i++) blocks[i] = in.readInt();
-                    yield new Grant(id, blocks);
+                    Grant g = new Grant(id, blocks, in.readLong(), in.readLong());
+                    if (g.signalOffset() < -1 || g.signalValue() < 0) throw new IllegalArgumentException("an impossible grant signal");
+                    yield g;
                 }
                 case LAYER_DONE -> new LayerDone(in.readLong(), in.readInt());
                 case WANT -> {

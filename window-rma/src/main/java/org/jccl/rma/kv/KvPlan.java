@@ -10,8 +10,12 @@ package org.jccl.rma.kv;
  * @param source      this rank's layout
  * @param destination the peer's layout
  * @param segments    {@code 3 × n} values: source offset, destination offset, bytes of each segment
+ * @param signalOffset where a path that signals layers ({@link KvDirectPath#signalsLayers()}) raises layer {@code l}'s
+ *                     signal: the word at {@code signalOffset + 8 l} of the peer's window; {@code -1}: none
+ * @param signalValue  the value it stores there: the request's generation at the receiver (words only grow)
  */
-public record KvPlan(String request, int peer, KvLayout source, KvLayout destination, long[] segments) {
+public record KvPlan(String request, int peer, KvLayout source, KvLayout destination, long[] segments, long signalOffset,
+                     long signalValue) {
     public KvPlan {
         segments = segments.clone();
     }

@@ -29,12 +29,16 @@ import org.slf4j.LoggerFactory;
  * any rank needs (windows have one size on every rank). Also opens, collectively, the direct paths that providers
  * offer (the LSA kernel path of {@code device-api}).
  *
- * <p>Window layout on every rank: the pool at offset 0 ({@link KvLayout#offset}), then the staging area.
+ * <p>Window layout on every rank: the pool at offset 0 ({@link KvLayout#offset}), then the staging area, then the layer
+ * signals: {@link #SIGNAL_ROWS} rows of one 64-bit word per layer, zeroed here, where a direct path that signals layers
+ * on the device marks each layer of a request landed (a receiver gives each request in flight a row of its own).
  */
 public final class KvPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvPool.class);
     /** Staging starts at a multiple of this, so that packed pieces stay aligned for vector copies. */
     private static final long STAGING_ALIGNMENT = 4096;
+    /** Requests in flight to one receiver that can have layer signals at once: rows of the signal area. */
+    static final int SIGNAL_ROWS = 256;
     /** Pools of this process by communicator id and rank: the ranks a {@link KvPathKind#COPY} copy may reach. */
     private static final Map<String, KvPool> IN_PROCESS = new ConcurrentHashMap<>();
 
@@ -44,6 +48,7 @@ public final class KvPool implements AutoCloseable {
     private final @Nullable Window window;
     private final long stagingOffset;
     private final long stagingBytes;
+    private final long signalOffset;
     private final Map<KvPathKind, KvDirectPath> direct = new EnumMap<>(KvPathKind.class);
     private final Map<KvPathKind, String> unavailable = new EnumMap<>(KvPathKind.class);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -56,6 +61,7 @@ public final class KvPool implements AutoCloseable {
         this.window = window;
         this.stagingOffset = stagingOffset;
         this.stagingBytes = stagingBytes;
+        this.signalOffset = align(stagingOffset + stagingBytes);
     }
 
     /**
@@ -69,7 +75,7 @@ public final class KvPool implements AutoCloseable {
         Errors.requireArgument(layout, "layout");
         if (stagingBytes < 0) throw new InvalidArgumentException("stagingBytes must not be negative, not " + stagingBytes);
         long stagingOffset = align(layout.poolBytes());
-        long mine = stagingOffset + stagingBytes;
+        long mine = align(stagingOffset + stagingBytes) + signalBytes(layout);
         return largestOnAnyRank(communicator, mine).thenCompose(size -> {
             boolean windows = communicator.backend().features().has(Feature.COMM_WINDOW_REGISTER);
             OneSided rma = OneSided.of(communicator);
@@ -85,7 +91,17 @@ public final class KvPool implements AutoCloseable {
                 }
                 return new KvPool(communicator, layout, memory, w, stagingOffset, stagingBytes);
             });
-        }).thenCompose(KvPool::openDirectPaths);
+        }).thenCompose(KvPool::zeroSignals).thenCompose(KvPool::openDirectPaths);
+    }
+
+    private static long signalBytes(KvLayout layout) {
+        return 8L * SIGNAL_ROWS * layout.layers();
+    }
+
+    /** Zeroes the layer signals, on the stream before anything a peer could learn of this pool. */
+    private CompletableFuture<KvPool> zeroSignals() {
+        return communicator.stream().fill(memory.slice(signalOffset, signalBytes(layout)), 0, signalBytes(layout))
+                .thenApply(v -> this);
     }
 
     private static long align(long bytes) {
@@ -163,7 +179,7 @@ public final class KvPool implements AutoCloseable {
         return window;
     }
 
-    /** The whole allocation: the pool, then the staging area. */
+    /** The whole allocation: the pool, the staging area, the layer signals. */
     Buffer memory() {
         return memory;
     }
@@ -174,6 +190,11 @@ public final class KvPool implements AutoCloseable {
 
     long stagingBytes() {
         return stagingBytes;
+    }
+
+    /** Where signal row {@code row} starts in the window: layer {@code l}'s word is 8 l bytes further. */
+    long signalOffset(int row) {
+        return signalOffset + 8L * row * layout.layers();
     }
 
     /** The direct path of {@code kind} opened on this pool, or null. */

@@ -59,6 +59,8 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
     private final SerialWorker thread;
     private final KvEndpoints endpoints;
     private final long slotBytes;
+    /** Device-side layer signals, where the pool has a direct path that raises them; else null. */
+    private final @Nullable KvLayerSignals signals;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
     private volatile KvLinks.@Nullable Listening listening;
@@ -102,6 +104,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         this.thread = new SerialWorker("jccl-kv-receive-" + c.id() + "-r" + c.rank(), () -> { }, Backoff.HOST_PEERS);
         this.slotBytes = pool.stagingBytes() / options.slots();
         for (int s = 0; s < options.slots() && slotBytes > 0; s++) freeSlots.add(s);
+        this.signals = KvLayerSignals.of(pool);
         this.endpoints = KvEndpoints.of(c);
         endpoints.add(this);
         allocator.onFree(() -> run(this::grant));
@@ -254,6 +257,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             if (s == null) return;
             ReceivingRequest r = s.queued.peek();
             if (grantedBlocks + r.blocksNeeded > options.maxGrantedBlocks()) return;
+            if (signalled(s) && !signals.hasFreeRow()) return; // a request that ends gives its row back
             int[] blocks = allocator.allocate(r.blocksNeeded);
             if (blocks == null) return; // onFree asks again
             s.queued.poll();
@@ -280,12 +284,39 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             r.piecesPerTensor = r.pieces.size();
             r.landed = new int[layers];
         }
-        s.link.send(new Grant(r.id, blocks));
+        if (signalled(s)) {
+            r.armed = signals.take();
+            s.link.send(new Grant(r.id, blocks, r.armed.signalOffset(), r.armed.generation()));
+            try {
+                // Before the application hears of the request, so that each layer's event is recorded when it can
+                // wait for it.
+                signals.enqueueWaits(s.rank, r.armed);
+                r.incoming.signalled(r.armed.events());
+            } catch (RuntimeException e) {
+                fail(s, r, KvFailure.TRANSFER_FAILED, "enqueueing the device-side layer waits failed: " + e.getMessage(), -1);
+            }
+        } else {
+            s.link.send(new Grant(r.id, blocks, -1, 0));
+        }
         try {
             onIncoming.accept(r.incoming);
         } catch (RuntimeException e) {
             LOG.warn("{} KV receiver: onIncoming failed for {}", pool.communicator().describe(), r.name, e);
         }
+    }
+
+    /** Whether {@code s}'s layers are signalled on the device: its path is the one that raises signals here. */
+    private boolean signalled(Sender s) {
+        return signals != null && s.hello.path() == signals.kind();
+    }
+
+    /** The request ended, done or failed: its device-side waits pass (without data, if it failed), its row goes back. */
+    private void endSignals(ReceivingRequest r, @Nullable KvTransferException failure) {
+        if (r.incoming != null) r.incoming.ended(failure);
+        if (r.armed == null) return;
+        if (failure != null) signals.cancel(r.armed);
+        signals.release(r.armed);
+        r.armed = null;
     }
 
     /**
@@ -444,6 +475,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
                 grantedBlocks -= r.blocksNeeded;
                 allocator.free(r.blocks); // nothing writes into them any more
             }
+            endSignals(r, r.failure);
             if (r.incoming != null) {
                 for (CompletableFuture<Void> l : r.incoming.layers) l.completeExceptionally(r.failure);
                 r.incoming.done.completeExceptionally(r.failure);
@@ -455,6 +487,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             finish(s, r);
             grantedBlocks -= r.blocksNeeded; // the application's from now on
             s.link.send(new Complete(r.id));
+            endSignals(r, null);
             long bytes = pool.layout().layers() * pool.layout().tensors() * (long) r.tokens * pool.layout().tokenBytes();
             r.incoming.done.complete(new KvReceived(r.name, s.rank, r.blocks, bytes, System.nanoTime() - r.grantedNanos));
             grant();
@@ -518,7 +551,11 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         }
         senders.clear();
         stop();
-        closed.complete(null);
+        if (signals == null) {
+            closed.complete(null);
+        } else {
+            signals.closeAsync().whenComplete((v, e) -> closed.complete(null));
+        }
     }
 
     private void stop() {

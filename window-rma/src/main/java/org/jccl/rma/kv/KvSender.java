@@ -227,7 +227,7 @@ public final class KvSender implements AutoCloseable {
         try {
             if (p.direct != null) {
                 r.prepared = p.direct.prepare(new KvPlan(r.request.name(), p.rank, pool.layout(), p.welcome.layout(),
-                        r.geometry.table()));
+                        r.geometry.table(), g.signalOffset(), g.signalValue()));
             } else {
                 r.pieces = r.geometry.pieces(p.pieceBytes);
             }

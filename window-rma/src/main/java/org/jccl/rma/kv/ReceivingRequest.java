@@ -30,6 +30,8 @@ final class ReceivingRequest {
     int layersUsable;
     int inFlight;
     long grantedNanos;
+    /** Its row of device-side layer signals, while it has one. */
+    KvLayerSignals.@Nullable Armed armed;
 
     @Nullable KvTransferException failure;
     boolean peerDrained;

@@ -50,8 +50,8 @@ class KvMessageTest {
         all.add(new Welcome(1, LAYOUT, 0, 0, "the receiver is closing — «refused» ✓"));
         all.add(new Announce(Long.MAX_VALUE, "req-42/ünïcode ✓", Integer.MAX_VALUE, Long.MAX_VALUE));
         all.add(new Announce(1, "r", 1, 1));
-        all.add(new Grant(7, new int[] {0, 4095, 17, Integer.MAX_VALUE}));
-        all.add(new Grant(8, new int[0]));
+        all.add(new Grant(7, new int[] {0, 4095, 17, Integer.MAX_VALUE}, 1 << 20, 3));
+        all.add(new Grant(8, new int[0], -1, 0));
         all.add(new LayerDone(9, 31));
         all.add(new Want(10, Integer.MAX_VALUE));
         all.add(new Slot(11, 3));

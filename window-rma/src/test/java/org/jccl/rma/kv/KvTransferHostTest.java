@@ -1,11 +1,19 @@
 package org.jccl.rma.kv;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.jccl.core.Stream;
+import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -64,6 +72,31 @@ class KvTransferHostTest {
                 assertEquals(0, KvRig.wrongBytes(prefill, source, from, d, rig.pool(rank), r.blocks(), tokens), in.request());
             }
             assertEquals(2, arrived.size());
+        }
+    }
+
+    /** Only a path that writes with a kernel signals layers on the device; elsewhere layerOn says what to use instead. */
+    @ParameterizedTest
+    @EnumSource(value = KvPathKind.class, names = {"COPY", "SEND_RECV"})
+    void waitingForALayerOnAStreamIsRefusedWhereThePathRaisesNoDeviceSignals(KvPathKind path) throws Exception {
+        KvLayout layout = KvRig.small().build();
+        try (KvRig rig = new KvRig(List.of(layout, layout), 700)) {
+            List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+            rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, arrived::add);
+            int[] from = KvRig.randomBlocks(new Random(6), layout.blocksFor(9), layout.blocks());
+            KvSend send = rig.sender(0, KvOptions.builder().path(path).build())
+                    .send(new KvRequest("no-signals", 1, 9, from, KvRig.seconds(30)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> !arrived.isEmpty());
+            KvIncoming in = arrived.get(0);
+            assertFalse(in.signalsLayersOnDevice());
+            try (Stream stream = rig.comms.get(1).backend().createStream(rig.comms.get(1).device())) {
+                InvalidUsageException e = assertThrows(InvalidUsageException.class, () -> in.layerOn(0, stream));
+                assertTrue(e.getMessage().contains("wait for layer(0) instead"), e.getMessage());
+                assertThrows(InvalidArgumentException.class, () -> in.layerOn(layout.layers(), stream));
+                send.allReady();
+                in.done().get(30, TimeUnit.SECONDS);
+                in.layerOn(0, stream); // done: every layer is there, nothing to wait for
+            }
         }
     }
 }

@@ -1,0 +1,138 @@
+package org.jccl.device.kernels;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jccl.core.Backend;
+import org.jccl.core.Buffer;
+import org.jccl.core.Stream;
+import org.jccl.core.Work;
+import org.jccl.rma.kv.KvBlockPool;
+import org.jccl.rma.kv.KvFailure;
+import org.jccl.rma.kv.KvIncoming;
+import org.jccl.rma.kv.KvLayout;
+import org.jccl.rma.kv.KvOptions;
+import org.jccl.rma.kv.KvPathKind;
+import org.jccl.rma.kv.KvPool;
+import org.jccl.rma.kv.KvReceived;
+import org.jccl.rma.kv.KvRequest;
+import org.jccl.rma.kv.KvRig;
+import org.jccl.rma.kv.KvSend;
+import org.jccl.rma.kv.KvTransferException;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Device-side layer signals of the LSA kernel path: decode's own stream waits on the device for each layer
+ * ({@link KvIncoming#layerOn}), and a request that ends without its layers lets those waits go.
+ */
+@Tag("gpu")
+class KvLayerSignalGpuTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    /**
+     * Decode enqueues, on a stream of its own and before any layer was sent, a wait for each layer and then a copy of
+     * that layer out of the pool. Each copy must see its layer whole: without the waits they would copy zeros.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void decodesStreamRunsEachLayersWorkOnlyOnceTheLayerLanded(int gpus) throws Exception {
+        Backend b = KvTransferGpuTest.nccl();
+        assumeTrue(b.deviceCount() >= gpus, "needs " + gpus + " GPUs");
+        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        KvLayout layout = KvTransferGpuTest.model().build();
+        try (KvRig rig = new KvRig(b, gpus == 1 ? List.of(layout) : List.of(layout, layout), 0)) {
+            int from = 0;
+            int to = gpus - 1;
+            int tokens = 300;
+            rig.fill(from, 21);
+            if (to != from) rig.zero(to);
+            byte[] source = rig.pool(from);
+            int[] src = KvRig.randomBlocks(new Random(8), layout.blocksFor(tokens), layout.blocks());
+            KvPool decode = rig.pools.get(to);
+            int device = decode.communicator().device();
+            try (Stream decodeStream = b.createStream(device);
+                 Buffer snapshot = b.allocate(device, layout.poolBytes())) {
+                decodeStream.fill(snapshot, 0, layout.poolBytes()).get(30, TimeUnit.SECONDS);
+                List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+                rig.receiver(to, KvTransferGpuTest.decodeBlocks(layout, layout, src, tokens, to == from), KvOptions.DEFAULT,
+                        in -> {
+                            for (int l = 0; l < layout.layers(); l++) {
+                                in.layerOn(l, decodeStream);
+                                for (int t = 0; t < layout.tensors(); t++) {
+                                    decodeStream.copy(snapshot.slice(layout.offset(l, t, 0), layout.tensorBytes()),
+                                            decode.tensor(l, t), layout.tensorBytes());
+                                }
+                            }
+                            arrived.add(in);
+                        });
+                KvSend send = rig.sender(from, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
+                        .send(new KvRequest("signalled", to, tokens, src, KvRig.seconds(60)));
+                await().atMost(WAIT).until(() -> !arrived.isEmpty());
+                assertTrue(arrived.get(0).signalsLayersOnDevice());
+                Work copied = decodeStream.marker();
+                // No layer is ready yet: decode's stream is held on the device.
+                await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> !copied.isDone());
+                send.allReady();
+                send.done().get(60, TimeUnit.SECONDS);
+                KvReceived received = arrived.get(0).done().get(60, TimeUnit.SECONDS);
+                copied.get(60, TimeUnit.SECONDS);
+                assertEquals(0, KvRig.wrongBytes(layout, source, src, layout, bytes(snapshot), received.blocks(), tokens));
+            }
+            rig.allReduceWorks();
+        }
+    }
+
+    /** A request cancelled before its layers came: decode's stream goes on, and the request says why it has no data. */
+    @Test
+    void aCancelledRequestLetsTheWaitsOnDecodesStreamGo() throws Exception {
+        Backend b = KvTransferGpuTest.nccl();
+        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        KvLayout layout = KvTransferGpuTest.model().build();
+        try (KvRig rig = new KvRig(b, List.of(layout), 0);
+             Stream decodeStream = b.createStream(rig.comms.get(0).device())) {
+            int tokens = 100;
+            int[] src = KvRig.randomBlocks(new Random(9), layout.blocksFor(tokens), layout.blocks());
+            List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+            rig.receiver(0, KvTransferGpuTest.decodeBlocks(layout, layout, src, tokens, true), KvOptions.DEFAULT, in -> {
+                in.layerOn(layout.layers() - 1, decodeStream);
+                arrived.add(in);
+            });
+            KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
+                    .send(new KvRequest("cancelled", 0, tokens, src, KvRig.seconds(60)));
+            await().atMost(WAIT).until(() -> !arrived.isEmpty());
+            KvIncoming in = arrived.get(0);
+            Work passed = decodeStream.marker();
+            await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> !passed.isDone());
+            in.cancel();
+            passed.get(30, TimeUnit.SECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> in.done().get(30, TimeUnit.SECONDS));
+            KvTransferException e = assertInstanceOf(KvTransferException.class, failed.getCause());
+            assertEquals(KvFailure.CANCELLED_BY_RECEIVER, e.failure());
+            assertThrows(KvTransferException.class, () -> in.layerOn(0, decodeStream));
+            assertThrows(ExecutionException.class, () -> send.done().get(30, TimeUnit.SECONDS));
+            rig.allReduceWorks();
+        }
+    }
+
+    private static byte[] bytes(Buffer b) {
+        ByteBuffer direct = ByteBuffer.allocateDirect((int) b.byteSize());
+        b.read(0, direct);
+        byte[] out = new byte[direct.capacity()];
+        direct.get(0, out);
+        return out;
+    }
+}
