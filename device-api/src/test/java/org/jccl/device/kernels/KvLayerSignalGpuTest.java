@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,9 +27,11 @@ import org.jccl.rma.kv.KvOptions;
 import org.jccl.rma.kv.KvPathKind;
 import org.jccl.rma.kv.KvPool;
 import org.jccl.rma.kv.KvReceived;
+import org.jccl.rma.kv.KvReceiver;
 import org.jccl.rma.kv.KvRequest;
 import org.jccl.rma.kv.KvRig;
 import org.jccl.rma.kv.KvSend;
+import org.jccl.rma.kv.KvSender;
 import org.jccl.rma.kv.KvTransferException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -125,6 +128,66 @@ class KvLayerSignalGpuTest {
             assertThrows(KvTransferException.class, () -> in.layerOn(0, decodeStream));
             assertThrows(ExecutionException.class, () -> send.done().get(30, TimeUnit.SECONDS));
             rig.allReduceWorks();
+        }
+    }
+
+    /** Closing the receiver ends its requests: their waits on decode's stream go, and the close completes. */
+    @Test
+    void closingTheReceiverLetsTheWaitsOnDecodesStreamGo() throws Exception {
+        Backend b = KvTransferGpuTest.nccl();
+        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        KvLayout layout = KvTransferGpuTest.model().build();
+        try (KvRig rig = new KvRig(b, List.of(layout), 0);
+             Stream decodeStream = b.createStream(rig.comms.get(0).device())) {
+            int tokens = 50;
+            int[] src = KvRig.randomBlocks(new Random(10), layout.blocksFor(tokens), layout.blocks());
+            List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+            KvReceiver receiver = rig.receiver(0, KvTransferGpuTest.decodeBlocks(layout, layout, src, tokens, true),
+                    KvOptions.DEFAULT, in -> {
+                        in.layerOn(0, decodeStream);
+                        arrived.add(in);
+                    });
+            KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
+                    .send(new KvRequest("closed", 0, tokens, src, KvRig.seconds(60)));
+            await().atMost(WAIT).until(() -> !arrived.isEmpty());
+            Work passed = decodeStream.marker();
+            receiver.closeAsync().get(30, TimeUnit.SECONDS);
+            passed.get(30, TimeUnit.SECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> arrived.get(0).done().get(30, TimeUnit.SECONDS));
+            assertEquals(KvFailure.CLOSED, assertInstanceOf(KvTransferException.class, failed.getCause()).failure());
+            assertThrows(ExecutionException.class, () -> send.done().get(30, TimeUnit.SECONDS));
+            rig.allReduceWorks();
+        }
+    }
+
+    /**
+     * The pool has a signal row for 256 requests in flight: the 257th waits, without retrying, until a request ends
+     * and gives its row back.
+     */
+    @Test
+    void requestsBeyondTheSignalRowsWaitForOneToEnd() throws Exception {
+        Backend b = KvTransferGpuTest.nccl();
+        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        KvLayout layout = KvTransferGpuTest.model().layers(2).blocks(640).build();
+        int requests = 300;
+        try (KvRig rig = new KvRig(b, List.of(layout), 0)) {
+            int[] src = new int[requests];
+            for (int i = 0; i < requests; i++) src[i] = i; // decode gets blocks 300 and up
+            KvBlockPool blocks = new KvBlockPool(layout.blocks());
+            blocks.allocate(requests);
+            List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+            KvReceiver receiver = rig.receiver(0, blocks, KvOptions.DEFAULT, arrived::add);
+            KvSender sender = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build());
+            List<KvSend> sends = new ArrayList<>();
+            for (int i = 0; i < requests; i++) {
+                sends.add(sender.send(new KvRequest("r" + i, 0, 16, new int[] {src[i]}, KvRig.seconds(60))));
+            }
+            await().atMost(WAIT).until(() -> arrived.size() == 256 && receiver.waiting() == requests - 256);
+            await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> arrived.size() == 256);
+            for (KvSend s : sends) s.allReady();
+            for (KvSend s : sends) s.done().get(60, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> arrived.size() == requests);
+            for (KvIncoming in : arrived) in.done().get(60, TimeUnit.SECONDS);
         }
     }
 
