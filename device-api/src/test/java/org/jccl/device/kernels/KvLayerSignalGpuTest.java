@@ -2,6 +2,7 @@ package org.jccl.device.kernels;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,8 +36,6 @@ import org.jccl.rma.kv.KvSender;
 import org.jccl.rma.kv.KvTransferException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Device-side layer signals of the LSA kernel path: decode's own stream waits on the device for each layer
@@ -50,19 +49,16 @@ class KvLayerSignalGpuTest {
      * Decode enqueues, on a stream of its own and before any layer was sent, a wait for each layer and then a copy of
      * that layer out of the pool. Each copy must see its layer whole: without the waits they would copy zeros.
      */
-    @ParameterizedTest
-    @ValueSource(ints = {1, 2})
-    void decodesStreamRunsEachLayersWorkOnlyOnceTheLayerLanded(int gpus) throws Exception {
-        Backend b = KvTransferGpuTest.nccl();
-        assumeTrue(b.deviceCount() >= gpus, "needs " + gpus + " GPUs");
-        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+    @Test
+    void decodesStreamRunsEachLayersWorkOnlyOnceTheLayerLanded() throws Exception {
+        Backend b = twoGpus();
         KvLayout layout = KvTransferGpuTest.model().build();
-        try (KvRig rig = new KvRig(b, gpus == 1 ? List.of(layout) : List.of(layout, layout), 0)) {
+        try (KvRig rig = new KvRig(b, List.of(layout, layout), 0)) {
             int from = 0;
-            int to = gpus - 1;
+            int to = 1;
             int tokens = 300;
             rig.fill(from, 21);
-            if (to != from) rig.zero(to);
+            rig.zero(to);
             byte[] source = rig.pool(from);
             int[] src = KvRig.randomBlocks(new Random(8), layout.blocksFor(tokens), layout.blocks());
             KvPool decode = rig.pools.get(to);
@@ -71,7 +67,7 @@ class KvLayerSignalGpuTest {
                  Buffer snapshot = b.allocate(device, layout.poolBytes())) {
                 decodeStream.fill(snapshot, 0, layout.poolBytes()).get(30, TimeUnit.SECONDS);
                 List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-                rig.receiver(to, KvTransferGpuTest.decodeBlocks(layout, layout, src, tokens, to == from), KvOptions.DEFAULT,
+                rig.receiver(to, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT,
                         in -> {
                             for (int l = 0; l < layout.layers(); l++) {
                                 in.layerOn(l, decodeStream);
@@ -102,20 +98,19 @@ class KvLayerSignalGpuTest {
     /** A request cancelled before its layers came: decode's stream goes on, and the request says why it has no data. */
     @Test
     void aCancelledRequestLetsTheWaitsOnDecodesStreamGo() throws Exception {
-        Backend b = KvTransferGpuTest.nccl();
-        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        Backend b = twoGpus();
         KvLayout layout = KvTransferGpuTest.model().build();
-        try (KvRig rig = new KvRig(b, List.of(layout), 0);
-             Stream decodeStream = b.createStream(rig.comms.get(0).device())) {
+        try (KvRig rig = new KvRig(b, List.of(layout, layout), 0);
+             Stream decodeStream = b.createStream(rig.comms.get(1).device())) {
             int tokens = 100;
             int[] src = KvRig.randomBlocks(new Random(9), layout.blocksFor(tokens), layout.blocks());
             List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-            rig.receiver(0, KvTransferGpuTest.decodeBlocks(layout, layout, src, tokens, true), KvOptions.DEFAULT, in -> {
+            rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, in -> {
                 in.layerOn(layout.layers() - 1, decodeStream);
                 arrived.add(in);
             });
             KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
-                    .send(new KvRequest("cancelled", 0, tokens, src, KvRig.seconds(60)));
+                    .send(new KvRequest("cancelled", 1, tokens, src, KvRig.seconds(60)));
             await().atMost(WAIT).until(() -> !arrived.isEmpty());
             KvIncoming in = arrived.get(0);
             Work passed = decodeStream.marker();
@@ -134,21 +129,19 @@ class KvLayerSignalGpuTest {
     /** Closing the receiver ends its requests: their waits on decode's stream go, and the close completes. */
     @Test
     void closingTheReceiverLetsTheWaitsOnDecodesStreamGo() throws Exception {
-        Backend b = KvTransferGpuTest.nccl();
-        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        Backend b = twoGpus();
         KvLayout layout = KvTransferGpuTest.model().build();
-        try (KvRig rig = new KvRig(b, List.of(layout), 0);
-             Stream decodeStream = b.createStream(rig.comms.get(0).device())) {
+        try (KvRig rig = new KvRig(b, List.of(layout, layout), 0);
+             Stream decodeStream = b.createStream(rig.comms.get(1).device())) {
             int tokens = 50;
             int[] src = KvRig.randomBlocks(new Random(10), layout.blocksFor(tokens), layout.blocks());
             List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-            KvReceiver receiver = rig.receiver(0, KvTransferGpuTest.decodeBlocks(layout, layout, src, tokens, true),
-                    KvOptions.DEFAULT, in -> {
-                        in.layerOn(0, decodeStream);
-                        arrived.add(in);
-                    });
+            KvReceiver receiver = rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, in -> {
+                in.layerOn(0, decodeStream);
+                arrived.add(in);
+            });
             KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
-                    .send(new KvRequest("closed", 0, tokens, src, KvRig.seconds(60)));
+                    .send(new KvRequest("closed", 1, tokens, src, KvRig.seconds(60)));
             await().atMost(WAIT).until(() -> !arrived.isEmpty());
             Work passed = decodeStream.marker();
             receiver.closeAsync().get(30, TimeUnit.SECONDS);
@@ -161,34 +154,44 @@ class KvLayerSignalGpuTest {
     }
 
     /**
-     * The pool has a signal row for 256 requests in flight: the 257th waits, without retrying, until a request ends
-     * and gives its row back.
+     * At most 128 layers' waits are enqueued ahead of the data: with 2-layer requests the first 64 granted have device
+     * signals, the others go without (their host futures still work), and once those end a new one has them again.
+     * A request a rank sends itself never has them.
      */
     @Test
-    void requestsBeyondTheSignalRowsWaitForOneToEnd() throws Exception {
-        Backend b = KvTransferGpuTest.nccl();
-        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
-        KvLayout layout = KvTransferGpuTest.model().layers(2).blocks(640).build();
-        int requests = 300;
-        try (KvRig rig = new KvRig(b, List.of(layout), 0)) {
-            int[] src = new int[requests];
-            for (int i = 0; i < requests; i++) src[i] = i; // decode gets blocks 300 and up
-            KvBlockPool blocks = new KvBlockPool(layout.blocks());
-            blocks.allocate(requests);
+    void requestsBeyondTheBoundOfWaitsAndRequestsToItselfGoWithoutDeviceSignals() throws Exception {
+        Backend b = twoGpus();
+        KvLayout layout = KvTransferGpuTest.model().layers(2).blocks(256).build();
+        int requests = 100;
+        try (KvRig rig = new KvRig(b, List.of(layout, layout), 0)) {
             List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-            KvReceiver receiver = rig.receiver(0, blocks, KvOptions.DEFAULT, arrived::add);
+            rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, arrived::add);
             KvSender sender = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build());
             List<KvSend> sends = new ArrayList<>();
             for (int i = 0; i < requests; i++) {
-                sends.add(sender.send(new KvRequest("r" + i, 0, 16, new int[] {src[i]}, KvRig.seconds(60))));
+                sends.add(sender.send(new KvRequest("r" + i, 1, 16, new int[] {i}, KvRig.seconds(60))));
             }
-            await().atMost(WAIT).until(() -> arrived.size() == 256 && receiver.waiting() == requests - 256);
-            await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> arrived.size() == 256);
+            await().atMost(WAIT).until(() -> arrived.size() == requests);
+            assertEquals(64, arrived.stream().filter(KvIncoming::signalsLayersOnDevice).count());
             for (KvSend s : sends) s.allReady();
             for (KvSend s : sends) s.done().get(60, TimeUnit.SECONDS);
-            await().atMost(WAIT).until(() -> arrived.size() == requests);
             for (KvIncoming in : arrived) in.done().get(60, TimeUnit.SECONDS);
+            arrived.clear();
+            sender.send(new KvRequest("again", 1, 16, new int[] {0}, KvRig.seconds(60))).allReady().done().get(60, TimeUnit.SECONDS);
+            assertTrue(arrived.get(0).signalsLayersOnDevice());
+
+            List<KvIncoming> mine = new CopyOnWriteArrayList<>();
+            rig.receiver(0, KvTransferGpuTest.decodeBlocks(layout, layout, new int[] {5}, 16, true), KvOptions.DEFAULT, mine::add);
+            sender.send(new KvRequest("self", 0, 16, new int[] {5}, KvRig.seconds(60))).allReady().done().get(60, TimeUnit.SECONDS);
+            assertFalse(mine.get(0).signalsLayersOnDevice());
         }
+    }
+
+    private static Backend twoGpus() {
+        Backend b = KvTransferGpuTest.nccl();
+        assumeTrue(b.deviceCount() >= 2, "device-side layer signals go between two GPUs");
+        KvTransferGpuTest.assumePath(b, KvPathKind.LSA_KERNEL);
+        return b;
     }
 
     private static byte[] bytes(Buffer b) {

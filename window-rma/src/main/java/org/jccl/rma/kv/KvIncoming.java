@@ -13,9 +13,10 @@ import org.jspecify.annotations.Nullable;
  * usable in the pool, and {@link #done()} when every layer is. On failure (a {@link KvTransferException}) the blocks go
  * back to the allocator once nothing is in flight on either side; on success they are the application's.
  *
- * <p>Where the sender writes straight into this pool with a kernel ({@link KvPathKind#LSA_KERNEL}), each layer is also
- * signalled on the device: {@link #layerOn} makes an application's stream wait for it there, so that decode's kernels
- * for a layer start as soon as it landed, without waiting for the host to hear of it.
+ * <p>Where another rank's sender writes straight into this pool with a kernel ({@link KvPathKind#LSA_KERNEL}), each
+ * layer is also signalled on the device (while the receiver has room for the waits, {@link #signalsLayersOnDevice()}):
+ * {@link #layerOn} makes an application's stream wait for it there, so that decode's kernels for a layer start as soon
+ * as it landed, without waiting for the host to hear of it.
  */
 public final class KvIncoming {
     private final KvReceiver receiver;
@@ -28,6 +29,7 @@ public final class KvIncoming {
     final CompletableFuture<KvReceived> done = new CompletableFuture<>();
     /** Each layer's event, recorded after its device-side wait; null without device signals. Guarded by this. */
     private Event @Nullable [] layerEvents;
+    private boolean signalled;
     private boolean ended;
     private @Nullable KvTransferException failure;
 
@@ -79,9 +81,12 @@ public final class KvIncoming {
         return layers[layer].copy();
     }
 
-    /** Whether {@link #layerOn} can wait for layers on the device: the request's path signals them there. */
+    /**
+     * Whether {@link #layerOn} can wait for layers on the device: the request comes from another rank over the LSA
+     * kernel path, and was granted while the receiver had room for its waits (at most 128 layers' at a time).
+     */
     public synchronized boolean signalsLayersOnDevice() {
-        return layerEvents != null;
+        return signalled;
     }
 
     /**
@@ -100,8 +105,9 @@ public final class KvIncoming {
         if (failure != null) throw failure;
         if (ended) return;
         if (layerEvents == null) {
-            throw new InvalidUsageException("KV request " + request + ": its path raises no device signals (only the LSA"
-                    + " kernel path does, see signalsLayersOnDevice()); wait for layer(" + layer + ") instead");
+            throw new InvalidUsageException("KV request " + request + " has no device signals (only requests from another"
+                    + " rank over the LSA kernel path have them, see signalsLayersOnDevice()); wait for layer(" + layer
+                    + ") instead");
         }
         stream.waitFor(layerEvents[layer]);
     }
@@ -109,6 +115,7 @@ public final class KvIncoming {
     /** The receiver enqueued the device-side waits, each layer's event recorded after its own. */
     synchronized void signalled(Event[] events) {
         this.layerEvents = events.clone();
+        this.signalled = true;
     }
 
     /** The request ended (failed where {@code failure} is not null): its events may now be recorded for another. */

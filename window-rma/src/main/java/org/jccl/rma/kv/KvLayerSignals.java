@@ -22,13 +22,24 @@ import org.jspecify.annotations.Nullable;
  * no host in between. Ending a request sets its cancel word (pinned host memory the waits also read) to its
  * generation, so every wait of it passes; rows are reused with higher generations, so no word is ever reset.
  *
+ * <p>The waits are enqueued ahead of the data, so they are bounded: at most {@link #MAX_ARMED_LAYERS} at a time (a
+ * request of more layers may be alone), and a request granted beyond that goes without device signals. Unbounded,
+ * they filled the driver's launch queue on an H200 (480 waits and their events): a launch then blocks in the driver
+ * until a wait passes, and a blocked receiver thread cannot end the requests whose cancel would let them pass. A
+ * request to this rank itself never gets them: its waits, enqueued before its own sender's kernels on the same GPU,
+ * could share a hardware queue with them and hold them back for ever.
+ *
  * <p>Used on the receiver's thread only.
  */
 final class KvLayerSignals {
+    /** Layer waits (each a kernel and an event record) a receiver keeps enqueued at most. */
+    static final int MAX_ARMED_LAYERS = 128;
     private final KvPool pool;
     private final KvDirectPath path;
     private final Backend backend;
     private final int layers;
+    /** Layer waits enqueued and not yet given back with their request. */
+    private int armedLayers;
     private final ArrayDeque<Integer> freeRows = new ArrayDeque<>();
     private final long[] generations = new long[KvPool.SIGNAL_ROWS];
     private final Event[][] events = new Event[KvPool.SIGNAL_ROWS][];
@@ -56,13 +67,15 @@ final class KvLayerSignals {
         return path.kind();
     }
 
-    boolean hasFreeRow() {
-        return !freeRows.isEmpty();
+    /** Whether a request's waits fit: a free row, and its layers within the bound (or no other request armed). */
+    boolean canArm() {
+        return !freeRows.isEmpty() && (armedLayers == 0 || armedLayers + layers <= MAX_ARMED_LAYERS);
     }
 
-    /** Takes a row for a request; {@link #hasFreeRow()} must be true. */
+    /** Takes a row for a request; {@link #canArm()} must be true. */
     Armed take() {
         int row = freeRows.poll();
+        armedLayers += layers;
         if (events[row] == null) {
             events[row] = new Event[layers];
             for (int l = 0; l < layers; l++) events[row][l] = backend.createEvent(pool.communicator().device(), false);
@@ -90,6 +103,7 @@ final class KvLayerSignals {
     /** Gives the row back: the request ended and its application was told. */
     void release(Armed a) {
         freeRows.add(a.row());
+        armedLayers -= layers;
     }
 
     /**

@@ -257,7 +257,6 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             if (s == null) return;
             ReceivingRequest r = s.queued.peek();
             if (grantedBlocks + r.blocksNeeded > options.maxGrantedBlocks()) return;
-            if (signalled(s) && !signals.hasFreeRow()) return; // a request that ends gives its row back
             int[] blocks = allocator.allocate(r.blocksNeeded);
             if (blocks == null) return; // onFree asks again
             s.queued.poll();
@@ -284,7 +283,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             r.piecesPerTensor = r.pieces.size();
             r.landed = new int[layers];
         }
-        if (signalled(s)) {
+        if (signalled(s) && s.rank != pool.communicator().rank() && signals.canArm()) {
             r.armed = signals.take();
             s.link.send(new Grant(r.id, blocks, r.armed.signalOffset(), r.armed.generation()));
             try {
