@@ -83,10 +83,15 @@ final class KvLayerSignals {
         return new Armed(row, ++generations[row], pool.signalOffset(row), events[row]);
     }
 
+    /** The pinned word the waits of {@code a} also read: set to its generation when it ends without its layers. */
+    Buffer cancelWord(Armed a) {
+        return cancelWords.slice(8L * a.row(), 8);
+    }
+
     /** Enqueues the request's waits on the stream of {@code sender}, each layer's event recorded after its wait. */
     void enqueueWaits(int sender, Armed a) {
         Stream stream = streams.computeIfAbsent(sender, s -> backend.createStream(pool.communicator().device()));
-        Buffer cancel = cancelWords.slice(8L * a.row(), 8);
+        Buffer cancel = cancelWord(a);
         Work last = null;
         for (int l = 0; l < layers; l++) {
             last = path.awaitSignal(stream, a.signalOffset() + 8L * l, cancel, a.generation());
@@ -97,7 +102,7 @@ final class KvLayerSignals {
 
     /** Lets every wait of the request pass (it ended without all of its layers). */
     void cancel(Armed a) {
-        cancelWords.slice(8L * a.row(), 8).write(0, new long[] {a.generation()});
+        cancelWord(a).write(0, new long[] {a.generation()});
     }
 
     /** Gives the row back: the request ended and its application was told. */
