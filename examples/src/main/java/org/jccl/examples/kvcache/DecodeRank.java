@@ -16,6 +16,7 @@ import org.jccl.rma.kv.KvOptions;
 import org.jccl.rma.kv.KvPool;
 import org.jccl.rma.kv.KvReceived;
 import org.jccl.rma.kv.KvReceiver;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A decode rank: takes requests into blocks of its own pool (scattered ids, granted only while it has free ones), checks
@@ -61,6 +62,16 @@ final class DecodeRank implements AutoCloseable {
     /** A request was granted blocks (on the receiver's thread: only hands it on). */
     private void arrived(KvIncoming incoming) {
         stats.started();
+        // On GPUs, where the layers are signalled on the device, decode checks each one as it lands.
+        @Nullable CompletableFuture<Long> checkedAsTheyLand = null;
+        if (incoming.signalsLayersOnDevice() && model instanceof GpuKvModel gpu) {
+            try {
+                checkedAsTheyLand = gpu.checkAsLayersLand(requestId(incoming.request()), incoming);
+            } catch (RuntimeException e) {
+                checkedAsTheyLand = CompletableFuture.failedFuture(e);
+            }
+        }
+        @Nullable CompletableFuture<Long> early = checkedAsTheyLand;
         incoming.done().whenCompleteAsync((received, error) -> {
             if (error != null) {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -68,20 +79,28 @@ final class DecodeRank implements AutoCloseable {
                 stats.fail();
                 ended();
             } else {
-                check(incoming, received);
+                check(incoming, received, early);
             }
         }, worker);
     }
 
-    /** Checks every byte of a usable request, then holds its blocks for a while before giving them back. */
-    private void check(KvIncoming incoming, KvReceived received) {
-        CompletableFuture<Long> checked;
-        try {
-            // The prefill ranks name requests req-<id>; the id is the pattern's request coordinate.
-            long id = Long.parseLong(received.request().substring("req-".length()));
-            checked = model.place(id, incoming.tokens(), received.blocks()).wrongBytes();
-        } catch (RuntimeException e) {
-            checked = CompletableFuture.failedFuture(e);
+    /** The prefill ranks name requests req-<id>; the id is the pattern's request coordinate. */
+    private static long requestId(String name) {
+        return Long.parseLong(name.substring("req-".length()));
+    }
+
+    /**
+     * Checks every byte of a usable request (or takes the check made as its layers landed), then holds its blocks for a
+     * while before giving them back.
+     */
+    private void check(KvIncoming incoming, KvReceived received, @Nullable CompletableFuture<Long> checkedAsTheyLand) {
+        CompletableFuture<Long> checked = checkedAsTheyLand;
+        if (checked == null) {
+            try {
+                checked = model.place(requestId(received.request()), incoming.tokens(), received.blocks()).wrongBytes();
+            } catch (RuntimeException e) {
+                checked = CompletableFuture.failedFuture(e);
+            }
         }
         checked.whenCompleteAsync((wrong, error) -> {
             if (error != null) {
@@ -91,10 +110,10 @@ final class DecodeRank implements AutoCloseable {
                 stats.add(received.bytes(), received.transferNanos(), 0);
                 stats.addWrong(wrong);
                 out.accept(String.format(Locale.ROOT, "%s <- rank %d: %d tokens in %d blocks, %s usable %.3f ms after the"
-                        + " grant (%s), %d wrong bytes", received.request(), received.sender(), incoming.tokens(),
+                        + " grant (%s), %d wrong bytes%s", received.request(), received.sender(), incoming.tokens(),
                         received.blocks().length, TransferStats.size(received.bytes()), received.transferNanos() / 1e6,
                         TransferStats.rate(received.transferNanos() == 0 ? 0 : received.bytes() * 1e9 / received.transferNanos()),
-                        wrong));
+                        wrong, checkedAsTheyLand != null ? " (checked layer by layer as each landed)" : ""));
             }
             // Decode "generates" with the request's KV cache, then frees it: only then can a waiting request be granted.
             worker.schedule(() -> {

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
+import org.jccl.core.Stream;
 import org.jccl.device.DeviceApi;
 import org.jccl.device.Kernel;
 import org.jccl.device.KernelArgs;
@@ -12,6 +13,7 @@ import org.jccl.device.KernelCompiler;
 import org.jccl.device.KernelLibrary;
 import org.jccl.device.KernelSource;
 import org.jccl.device.LaunchConfig;
+import org.jccl.rma.kv.KvIncoming;
 import org.jccl.rma.kv.KvLayout;
 import org.jccl.rma.kv.KvPool;
 
@@ -47,12 +49,12 @@ final class GpuKvModel implements KvModel {
               }
             }
 
-            // Counts the bytes of every layer (blockIdx.y) of the request that differ from the pattern into *wrong. A
-            // correct request costs no atomic at all.
+            // Counts the bytes of layers firstLayer + blockIdx.y of the request that differ from the pattern into
+            // *wrong. A correct request costs no atomic at all.
             extern "C" __global__ void kv_check(const char* pool, long long tensorBytes, int tensors, const int* blocks,
                                                 int tokens, int tokensPerBlock, int kvHeads, int headOffset, int headWords,
-                                                long long request, unsigned long long* wrong) {
-              const int layer = blockIdx.y;
+                                                long long request, unsigned long long* wrong, int firstLayer) {
+              const int layer = firstLayer + blockIdx.y;
               const long long words = (long long) tensors * tokens * kvHeads * headWords;
               unsigned long long mine = 0;
               for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < words;
@@ -82,6 +84,8 @@ final class GpuKvModel implements KvModel {
     private final Buffer counters;
     private final Buffer countersPinned;
     private final AtomicInteger nextSlot = new AtomicInteger();
+    /** Decode's own stream, where it checks layers as they land. */
+    private final Stream decodeStream;
 
     GpuKvModel(KvPool kvPool, int prompts, int maxBlocks) {
         this.comm = kvPool.communicator();
@@ -99,22 +103,37 @@ final class GpuKvModel implements KvModel {
         this.counters = backend.allocate(comm.device(), 8L * prompts);
         this.countersPinned = backend.allocatePinned(8L * prompts);
         comm.stream().fill(counters, 0, counters.byteSize()); // before any check, on the stream they run on
+        this.decodeStream = backend.createStream(comm.device());
     }
 
-    @Override
-    public Placed place(long request, int tokens, int[] blocks) {
+    /** One request's block table (on the device and pinned for its upload) and wrong-byte counter. */
+    private record Slot(Buffer table, Buffer pinned, Buffer counter, Buffer counterPinned) {
+    }
+
+    private Slot slot(int[] blocks) {
         int slot = nextSlot.getAndIncrement();
         if (slot >= prompts) throw new IllegalStateException("the model was made for " + prompts + " requests");
         if (blocks.length > maxBlocks) throw new IllegalStateException(blocks.length + " blocks, more than " + maxBlocks);
         long tableBytes = 4L * blocks.length;
-        Buffer table = tables.slice(4L * slot * maxBlocks, tableBytes);
         Buffer pinned = tablesPinned.slice(4L * slot * maxBlocks, tableBytes);
         pinned.write(0, blocks);
-        comm.stream().copy(table, pinned, tableBytes); // ordered before every kernel of the request below
-        Buffer counter = counters.slice(8L * slot, 8);
-        Buffer counterPinned = countersPinned.slice(8L * slot, 8);
+        return new Slot(tables.slice(4L * slot * maxBlocks, tableBytes), pinned, counters.slice(8L * slot, 8),
+                countersPinned.slice(8L * slot, 8));
+    }
+
+    private int ctas(int tokens) {
         long words = (long) layout.tensors() * tokens * layout.kvHeads() * KvBlocks.headWords(layout);
-        int ctas = (int) Math.max(1, Math.min(MAX_CTAS, (words + 4L * THREADS - 1) / (4L * THREADS)));
+        return (int) Math.max(1, Math.min(MAX_CTAS, (words + 4L * THREADS - 1) / (4L * THREADS)));
+    }
+
+    @Override
+    public Placed place(long request, int tokens, int[] blocks) {
+        Slot s = slot(blocks);
+        Buffer table = s.table();
+        Buffer counter = s.counter();
+        Buffer counterPinned = s.counterPinned();
+        comm.stream().copy(table, s.pinned(), table.byteSize()); // ordered before every kernel of the request below
+        int ctas = ctas(tokens);
         return new Placed() {
             @Override
             public CompletableFuture<Void> computeLayer(int layer) {
@@ -126,11 +145,31 @@ final class GpuKvModel implements KvModel {
                 // Every layer at once (grid y), each with fewer CTAs: the check is one launch per request.
                 int perLayer = Math.max(1, Math.min(ctas, MAX_CTAS * 4 / layout.layers()));
                 api.launch(check, new LaunchConfig(perLayer, layout.layers(), 1, THREADS, 1, 1, 0),
-                        arguments(table, tokens, request).pointer(counter));
+                        arguments(table, tokens, request).pointer(counter).int32(0));
                 return comm.stream().copy(counterPinned, counter, 8)
                         .thenApplyAsync(v -> counterPinned.readLongs(0, 1)[0]); // a host read, off the event thread
             }
         };
+    }
+
+    /**
+     * Decode's side as a model would run it: each layer of an arriving request is checked on decode's own stream as
+     * soon as it landed ({@link KvIncoming#layerOn}: the stream waits on the device, no host between), so checking
+     * overlaps the transfer as attention over the first layers would. Completes with the wrong bytes once the stream
+     * passed the last check. Only for a request with device signals; called on the receiver's thread.
+     */
+    CompletableFuture<Long> checkAsLayersLand(long request, KvIncoming incoming) {
+        Slot s = slot(incoming.blocks());
+        decodeStream.copy(s.table(), s.pinned(), s.table().byteSize());
+        decodeStream.fill(s.counter(), 0, 8);
+        int ctas = ctas(incoming.tokens());
+        for (int l = 0; l < layout.layers(); l++) {
+            incoming.layerOn(l, decodeStream);
+            api.launch(decodeStream, check, LaunchConfig.of(ctas, THREADS),
+                    arguments(s.table(), incoming.tokens(), request).pointer(s.counter()).int32(l));
+        }
+        return decodeStream.copy(s.counterPinned(), s.counter(), 8)
+                .thenApplyAsync(v -> s.counterPinned().readLongs(0, 1)[0]); // a host read, off the event thread
     }
 
     /** The arguments {@code kv_fill} and {@code kv_check} share, up to {@code request}. */
@@ -143,6 +182,7 @@ final class GpuKvModel implements KvModel {
     /** Frees the tables and counters once the work issued before has completed (buffers wait for their work). */
     @Override
     public void close() {
+        decodeStream.close();
         tables.close();
         tablesPinned.close();
         counters.close();
