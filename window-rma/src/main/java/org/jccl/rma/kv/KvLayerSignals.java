@@ -92,12 +92,11 @@ final class KvLayerSignals {
     void enqueueWaits(int sender, Armed a) {
         Stream stream = streams.computeIfAbsent(sender, s -> backend.createStream(pool.communicator().device()));
         Buffer cancel = cancelWord(a);
-        Work last = null;
         for (int l = 0; l < layers; l++) {
-            last = path.awaitSignal(stream, a.signalOffset() + 8L * l, cancel, a.generation());
+            // Kept as soon as it is enqueued: if a later one throws, close still waits for those before it.
+            lastWaits.put(sender, path.awaitSignal(stream, a.signalOffset() + 8L * l, cancel, a.generation()));
             a.events()[l].record(stream);
         }
-        lastWaits.put(sender, last);
     }
 
     /** Lets every wait of the request pass (it ended without all of its layers). */
