@@ -132,6 +132,8 @@ final class LsaKvPath implements KvDirectPath {
         KvLayout dst = plan.destination();
         int tensors = src.tensors();
         int blocks = Math.max(1, Math.min(MAX_BLOCKS, count * tensors));
+        boolean signals = plan.signalOffset() >= 0; // else value 0: the kernel raises nothing
+        long signalValue = signals ? plan.signalValue() : 0;
         return new Prepared() {
             @Override
             public Work copyLayer(int layer) {
@@ -139,8 +141,7 @@ final class LsaKvPath implements KvDirectPath {
                         .int32(plan.peer()).pointer(table).int32(count).int32(tensors)
                         .int64(src.offset(layer, 0, 0)).int64(src.tensorBytes())
                         .int64(dst.offset(layer, 0, 0)).int64(dst.tensorBytes())
-                        .pointer(arrivals).int64(plan.signalOffset() < 0 ? 0 : plan.signalOffset() + 8L * layer)
-                        .int64(plan.signalOffset() < 0 ? 0 : plan.signalValue()));
+                        .pointer(arrivals).int64(signals ? plan.signalOffset() + 8L * layer : 0).int64(signalValue));
             }
 
             @Override

@@ -102,26 +102,15 @@ class KvLayerSignalGpuTest {
         KvLayout layout = KvTransferGpuTest.model().build();
         try (KvRig rig = new KvRig(b, List.of(layout, layout), 0);
              Stream decodeStream = b.createStream(rig.comms.get(1).device())) {
-            int tokens = 100;
-            int[] src = KvRig.randomBlocks(new Random(9), layout.blocksFor(tokens), layout.blocks());
-            List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-            rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, in -> {
-                in.layerOn(layout.layers() - 1, decodeStream);
-                arrived.add(in);
-            });
-            KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
-                    .send(new KvRequest("cancelled", 1, tokens, src, KvRig.seconds(60)));
-            await().atMost(WAIT).until(() -> !arrived.isEmpty());
-            KvIncoming in = arrived.get(0);
-            Work passed = decodeStream.marker();
-            await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> !passed.isDone());
-            in.cancel();
-            passed.get(30, TimeUnit.SECONDS);
-            ExecutionException failed = assertThrows(ExecutionException.class, () -> in.done().get(30, TimeUnit.SECONDS));
+            Held held = holdDecodeStream(rig, layout, decodeStream, "cancelled", layout.layers() - 1);
+            held.incoming().cancel();
+            held.passed().get(30, TimeUnit.SECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> held.incoming().done().get(30, TimeUnit.SECONDS));
             KvTransferException e = assertInstanceOf(KvTransferException.class, failed.getCause());
             assertEquals(KvFailure.CANCELLED_BY_RECEIVER, e.failure());
-            assertThrows(KvTransferException.class, () -> in.layerOn(0, decodeStream));
-            assertThrows(ExecutionException.class, () -> send.done().get(30, TimeUnit.SECONDS));
+            assertThrows(KvTransferException.class, () -> held.incoming().layerOn(0, decodeStream));
+            assertThrows(ExecutionException.class, () -> held.send().done().get(30, TimeUnit.SECONDS));
             rig.allReduceWorks();
         }
     }
@@ -133,24 +122,40 @@ class KvLayerSignalGpuTest {
         KvLayout layout = KvTransferGpuTest.model().build();
         try (KvRig rig = new KvRig(b, List.of(layout, layout), 0);
              Stream decodeStream = b.createStream(rig.comms.get(1).device())) {
-            int tokens = 50;
-            int[] src = KvRig.randomBlocks(new Random(10), layout.blocksFor(tokens), layout.blocks());
-            List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
-            KvReceiver receiver = rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, in -> {
-                in.layerOn(0, decodeStream);
-                arrived.add(in);
-            });
-            KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
-                    .send(new KvRequest("closed", 1, tokens, src, KvRig.seconds(60)));
-            await().atMost(WAIT).until(() -> !arrived.isEmpty());
-            Work passed = decodeStream.marker();
-            receiver.closeAsync().get(30, TimeUnit.SECONDS);
-            passed.get(30, TimeUnit.SECONDS);
-            ExecutionException failed = assertThrows(ExecutionException.class, () -> arrived.get(0).done().get(30, TimeUnit.SECONDS));
+            Held held = holdDecodeStream(rig, layout, decodeStream, "closed", 0);
+            held.receiver().closeAsync().get(30, TimeUnit.SECONDS);
+            held.passed().get(30, TimeUnit.SECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> held.incoming().done().get(30, TimeUnit.SECONDS));
             assertEquals(KvFailure.CLOSED, assertInstanceOf(KvTransferException.class, failed.getCause()).failure());
-            assertThrows(ExecutionException.class, () -> send.done().get(30, TimeUnit.SECONDS));
+            assertThrows(ExecutionException.class, () -> held.send().done().get(30, TimeUnit.SECONDS));
             rig.allReduceWorks();
         }
+    }
+
+    /** A request from rank 0 to rank 1 whose layer decode's stream waits for, and a marker held behind that wait. */
+    private record Held(KvReceiver receiver, KvIncoming incoming, KvSend send, Work passed) {
+    }
+
+    /**
+     * Sends a request none of whose layers will be ready; decode's stream waits for {@code layer} of it, and a marker
+     * after that wait is still pending 300 ms later: the stream is held on the device.
+     */
+    private static Held holdDecodeStream(KvRig rig, KvLayout layout, Stream decodeStream, String name, int layer)
+            throws Exception {
+        int tokens = 50;
+        int[] src = KvRig.randomBlocks(new Random(name.hashCode()), layout.blocksFor(tokens), layout.blocks());
+        List<KvIncoming> arrived = new CopyOnWriteArrayList<>();
+        KvReceiver receiver = rig.receiver(1, new KvBlockPool(layout.blocks()), KvOptions.DEFAULT, in -> {
+            in.layerOn(layer, decodeStream);
+            arrived.add(in);
+        });
+        KvSend send = rig.sender(0, KvOptions.builder().path(KvPathKind.LSA_KERNEL).build())
+                .send(new KvRequest(name, 1, tokens, src, KvRig.seconds(60)));
+        await().atMost(WAIT).until(() -> !arrived.isEmpty());
+        Work passed = decodeStream.marker();
+        await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> !passed.isDone());
+        return new Held(receiver, arrived.get(0), send, passed);
     }
 
     /**

@@ -62,16 +62,7 @@ final class DecodeRank implements AutoCloseable {
     /** A request was granted blocks (on the receiver's thread: only hands it on). */
     private void arrived(KvIncoming incoming) {
         stats.started();
-        // On GPUs, where the layers are signalled on the device, decode checks each one as it lands.
-        @Nullable CompletableFuture<Long> checkedAsTheyLand = null;
-        if (incoming.signalsLayersOnDevice() && model instanceof GpuKvModel gpu) {
-            try {
-                checkedAsTheyLand = gpu.checkAsLayersLand(requestId(incoming.request()), incoming);
-            } catch (RuntimeException e) {
-                checkedAsTheyLand = CompletableFuture.failedFuture(e);
-            }
-        }
-        @Nullable CompletableFuture<Long> early = checkedAsTheyLand;
+        @Nullable CompletableFuture<Long> early = checkAsTheyLand(incoming);
         incoming.done().whenCompleteAsync((received, error) -> {
             if (error != null) {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -82,6 +73,16 @@ final class DecodeRank implements AutoCloseable {
                 check(incoming, received, early);
             }
         }, worker);
+    }
+
+    /** On GPUs, where the layers are signalled on the device, decode checks each one as it lands; else null. */
+    private @Nullable CompletableFuture<Long> checkAsTheyLand(KvIncoming incoming) {
+        if (!incoming.signalsLayersOnDevice() || !(model instanceof GpuKvModel gpu)) return null;
+        try {
+            return gpu.checkAsLayersLand(requestId(incoming.request()), incoming);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** The prefill ranks name requests req-<id>; the id is the pattern's request coordinate. */

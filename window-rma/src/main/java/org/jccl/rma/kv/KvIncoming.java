@@ -75,10 +75,14 @@ public final class KvIncoming {
 
     /** Completes when {@code layer} is usable in the pool; fails like {@link #done()}. */
     public CompletableFuture<Void> layer(int layer) {
+        checkLayer(layer);
+        return layers[layer].copy();
+    }
+
+    private void checkLayer(int layer) {
         if (layer < 0 || layer >= layers.length) {
             throw new InvalidArgumentException("KV request " + request + " has no layer " + layer + " (0.." + (layers.length - 1) + ")");
         }
-        return layers[layer].copy();
     }
 
     /**
@@ -101,7 +105,7 @@ public final class KvIncoming {
      */
     public synchronized void layerOn(int layer, Stream stream) {
         Errors.requireArgument(stream, "stream");
-        layer(layer); // checks the range
+        checkLayer(layer);
         if (failure != null) throw failure;
         if (ended) return;
         if (layerEvents == null) {

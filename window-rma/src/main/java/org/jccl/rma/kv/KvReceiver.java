@@ -283,7 +283,7 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
             r.piecesPerTensor = r.pieces.size();
             r.landed = new int[layers];
         }
-        if (signalled(s) && s.rank != pool.communicator().rank() && signals.canArm()) {
+        if (signalled(s) && signals.canArm()) {
             r.armed = signals.take();
             s.link.send(new Grant(r.id, blocks, r.armed.signalOffset(), r.armed.generation()));
             try {
@@ -304,9 +304,12 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         }
     }
 
-    /** Whether {@code s}'s layers are signalled on the device: its path is the one that raises signals here. */
+    /**
+     * Whether {@code s}'s layers are signalled on the device: its path is the one that raises signals here, and it is
+     * another rank (see {@link KvLayerSignals} for why not this one).
+     */
     private boolean signalled(Sender s) {
-        return signals != null && s.hello.path() == signals.kind();
+        return signals != null && s.hello.path() == signals.kind() && s.rank != pool.communicator().rank();
     }
 
     /** The request ended, done or failed: its device-side waits pass (without data, if it failed), its row goes back. */
