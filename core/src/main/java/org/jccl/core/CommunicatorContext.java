@@ -105,7 +105,7 @@ final class CommunicatorContext implements ModuleContext {
         Errors.requireArgument(timeout, "timeout");
         Submission.Part part = Submission.modulePart(communicator, operation::describe, operation.uses(),
                 operation.task()::enqueue);
-        return Submission.submit(List.of(communicator), List.of(List.of(part)), operation.name(), timeout);
+        return Submission.alone(communicator, part, operation.name(), timeout);
     }
 
     @Override

@@ -75,19 +75,23 @@ final class Submission {
     static Work named(Communicator communicator, Operation op, String name, Duration timeout) {
         Part part = new Part(launch(communicator.state(), op), sequence -> name + "(seq=" + sequence + ")",
                 Lowering.heldMemory(op), 0);
-        return submit(List.of(communicator), List.of(List.of(part)), name, timeout);
+        return alone(communicator, part, name, timeout);
     }
 
-    /** One validated operation of one communicator: the hot path, without the lists of a group. */
+    /** One validated operation of one communicator: the hot path, allocating only its work and lowered form. */
     static Work one(Communicator communicator, Operation op, Duration timeout) {
-        CommunicatorState state = communicator.state();
-        IssuePath.Enqueue enqueue = launch(state, op);
-        MemoryBlock[] held = Lowering.heldMemory(op);
-        long timeoutNanos = Work.nanos(timeout);
-        long bytes = bytes(op); // here, not in the factory, which runs under the submit lock
-        String name = op.kind().method();
-        return IssuePath.issue(List.of(state), List.of(List.of(enqueue)), sequences -> new Work(sequences[0],
-                new Work.Single(communicator, op, sequences), communicator, name, bytes, held, timeoutNanos));
+        Work w = new Work(communicator, op, Lowering.lower(op), Lowering.heldMemory(op), bytes(op), Work.nanos(timeout));
+        return IssuePath.issueOne(communicator.state(), w);
+    }
+
+    /**
+     * One part alone on {@code communicator}, outside any group: a module's operation, a step's replay. Allocates only
+     * the work.
+     *
+     * @param name what observers see as the work's name
+     */
+    static Work alone(Communicator communicator, Part part, String name, Duration timeout) {
+        return IssuePath.issueOne(communicator.state(), new Work(communicator, part, name, Work.nanos(timeout)));
     }
 
     /**

@@ -6,10 +6,13 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jccl.core.engine.CommunicatorState;
 import org.jccl.core.engine.EventLoop;
 import org.jccl.core.engine.TrackedWork;
 import org.jccl.core.jfr.JfrEvents;
 import org.jccl.core.jfr.OperationEvent;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.LaunchOp;
 import org.jccl.core.spi.MemoryBlock;
 import org.jspecify.annotations.Nullable;
 
@@ -29,11 +32,16 @@ import org.jspecify.annotations.Nullable;
  * are updated before the work completes.
  */
 public final class Work extends TrackedWork {
-    private final Describer describer;
+    private final @Nullable Describer describer;
     private @Nullable String description;
     private final @Nullable Communicator communicator;
     private final String operation;
     private final long bytes;
+    /** A single core operation issued alone: the operation (which names it) and its lowered form (which launches it). */
+    private final @Nullable Operation single;
+    private final @Nullable LaunchOp lowered;
+    /** A part issued alone (a module's operation, a step's replay): what it enqueues and how it is named. */
+    private final Submission.@Nullable Part part;
     /** The observers told of the issue, with the time; null while unobserved, and again once completion was told. */
     private WorkObserver @Nullable [] observedBy;
     private long issuedNanos;
@@ -45,23 +53,14 @@ public final class Work extends TrackedWork {
         String describe();
     }
 
-    /**
-     * The describer of a single core operation, which also tells recorded events its type and root or peer; no larger
-     * than the lambda it replaces.
-     */
-    record Single(Communicator communicator, Operation operation, long[] sequences) implements Describer {
-        @Override
-        public String describe() {
-            return communicator.describe() + " " + operation.describe(sequences[0]);
-        }
-    }
-
     /** Stream work (a copy, a fill, a marker): never seen by observers. */
     Work(long sequence, Describer describer, @Nullable Communicator communicator, MemoryBlock[] held, long timeoutNanos) {
         this(sequence, describer, communicator, "stream", 0, held, timeoutNanos);
     }
 
     /**
+     * Work issued in parts (a group, a step over several communicators).
+     *
      * @param operation what observers see as its name: the method ({@code allReduce}), {@code group}, or a module's
      * @param bytes     the data it moves, as {@link #bytes()} defines it
      */
@@ -72,6 +71,45 @@ public final class Work extends TrackedWork {
         this.communicator = communicator;
         this.operation = operation;
         this.bytes = bytes;
+        this.single = null;
+        this.lowered = null;
+        this.part = null;
+    }
+
+    /** One validated core operation issued alone ({@link org.jccl.core.engine.IssuePath#issueOne}). */
+    Work(Communicator communicator, Operation single, LaunchOp lowered, MemoryBlock[] held, long bytes, long timeoutNanos) {
+        super(0, held, timeoutNanos);
+        this.describer = null;
+        this.communicator = communicator;
+        this.operation = single.kind().method();
+        this.bytes = bytes;
+        this.single = single;
+        this.lowered = lowered;
+        this.part = null;
+    }
+
+    /** One part issued alone: a module's operation, a step's replay; {@code operation} as observers see it. */
+    Work(Communicator communicator, Submission.Part part, String operation, long timeoutNanos) {
+        super(0, part.held(), timeoutNanos);
+        this.describer = null;
+        this.communicator = communicator;
+        this.operation = operation;
+        this.bytes = part.bytes();
+        this.single = null;
+        this.lowered = null;
+        this.part = part;
+    }
+
+    @Override
+    protected void enqueue(DriverStream stream) {
+        if (lowered != null) {
+            CommunicatorState state = communicator().state();
+            state.driver().launch(state.driverComm(), lowered, stream);
+        } else if (part != null) {
+            part.enqueue().enqueue(stream);
+        } else {
+            super.enqueue(stream);
+        }
     }
 
     /** A timeout as the engine takes it: nanoseconds, saturating at {@code Long.MAX_VALUE} (zero: none). */
@@ -83,8 +121,14 @@ public final class Work extends TrackedWork {
     @Override
     public String describe() {
         String d = description;
-        if (d == null) description = d = describer.describe();
+        if (d == null) description = d = describeNow();
         return d;
+    }
+
+    private String describeNow() {
+        if (describer != null) return describer.describe();
+        String name = single != null ? single.describe(sequence()) : part != null ? part.describe(sequence()) : operation;
+        return communicator == null ? name : communicator.describe() + " " + name;
     }
 
     /** The communicator that issued this work, or null for plain stream work (copies, fills, markers). */
@@ -122,7 +166,7 @@ public final class Work extends TrackedWork {
     private @Nullable OperationEvent beginEvent() {
         Communicator c = communicator;
         if (c == null) return null;
-        Operation op = describer instanceof Single single ? single.operation() : null;
+        Operation op = single;
         return JfrEvents.operationIssued(c.id(), c.rank(), c.size(), sequence(), operation, bytes,
                 op == null ? null : op.type().toString(), op == null ? -1 : op.peer());
     }

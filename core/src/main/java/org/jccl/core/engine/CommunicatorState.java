@@ -1,12 +1,9 @@
 package org.jccl.core.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jccl.core.config.JcclSettings;
@@ -45,7 +42,12 @@ public final class CommunicatorState {
     private final Duration closeTimeout;
     private final boolean abortOnTimeout;
     private final Runnable onRelease;
-    private final Set<TrackedWork> pending = ConcurrentHashMap.newKeySet();
+    private final PendingWorks pending = new PendingWorks();
+    /** This communicator alone: the participants of each of its single works, shared rather than made per work. */
+    private final CommunicatorState[] alone = {this};
+    /** The deadline check's tests, made once rather than on every check. */
+    private final PendingWorks.Selector stalled = this::newlyStalled;
+    private final PendingWorks.Selector overdue = (w, now) -> now - w.deadlineNanos() > 0 && !w.isSettled();
     private final Attachments attachments;
     /** The submit lock and the sequence numbers. */
     private final Admission submitLock = new Admission();
@@ -168,6 +170,11 @@ public final class CommunicatorState {
         // watch the deadline.
         EventLoop.get().wake();
         return null;
+    }
+
+    /** This communicator alone, as the participants of a work issued on it alone: one array for all of them. */
+    CommunicatorState[] alone() {
+        return alone;
     }
 
     /** Marks the launch thread as inside (or out of) a library call for this communicator. */
@@ -363,7 +370,7 @@ public final class CommunicatorState {
             state = State.ABORTED;
         }
         recordLifecycle("abort", cause.toString(), aborted);
-        List<TrackedWork> inIssueOrder = new ArrayList<>(pending);
+        List<TrackedWork> inIssueOrder = pending.snapshot();
         inIssueOrder.sort(Comparator.comparingLong(TrackedWork::sequence));
         for (TrackedWork w : inIssueOrder) w.fail(Errors.forWork(cause, w.describe()));
         attachments.closing();
@@ -439,22 +446,20 @@ public final class CommunicatorState {
      * pending longer than {@code jccl.stallReport}.
      */
     void checkDeadlines(long now) {
-        List<TrackedWork> late = null;
-        for (TrackedWork w : pending) {
-            if (stallReportNanos > 0 && now - w.createdNanos() > stallReportNanos && !w.isDone() && w.markStallReported()) {
-                reportStall(w);
-            }
-            if (now - w.deadlineNanos() > 0 && !w.isDone()) {
-                if (late == null) late = new ArrayList<>();
-                late.add(w);
-            }
-        }
+        List<TrackedWork> stalls = stallReportNanos > 0 ? pending.select(now, stalled) : null;
+        if (stalls != null) for (TrackedWork w : stalls) reportStall(w);
+        List<TrackedWork> late = pending.select(now, overdue);
         if (late == null) return;
         late.sort(Comparator.comparingLong(TrackedWork::sequence));
         for (TrackedWork w : late) {
             if (state == State.ABORTED) return;
             if (w.markTimeoutReported()) timedOut(w);
         }
+    }
+
+    /** Whether {@code w} has been pending longer than {@code jccl.stallReport} and was not reported yet. */
+    private boolean newlyStalled(TrackedWork w, long now) {
+        return now - w.createdNanos() > stallReportNanos && !w.isSettled() && w.markStallReported();
     }
 
     /**

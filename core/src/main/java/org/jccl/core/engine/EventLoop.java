@@ -1,11 +1,11 @@
 package org.jccl.core.engine;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.ServiceLoader;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.JcclException;
@@ -14,6 +14,7 @@ import org.jccl.core.spi.DriverConstants;
 import org.jccl.core.spi.DriverEvent;
 import org.jccl.core.thread.Backoff;
 import org.jccl.core.thread.EventThreadFactory;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +35,11 @@ public final class EventLoop implements Runnable {
     private static final long CHECK_INTERVAL_NANOS = 1_000_000;
     private static volatile EventLoop instance;
 
-    private final ConcurrentLinkedQueue<StreamQueue> activations = new ConcurrentLinkedQueue<>();
+    /** Streams activated since the last round, newest first, linked through themselves: activating allocates nothing. */
+    private final AtomicReference<@Nullable StreamQueue> activations = new AtomicReference<>();
     private final ConcurrentLinkedQueue<Watch> newWatches = new ConcurrentLinkedQueue<>();
-    private final Set<CommunicatorState> communicators = ConcurrentHashMap.newKeySet();
+    /** Every open communicator: copied on (rare) change, so that the checks every millisecond iterate without allocating. */
+    private volatile CommunicatorState[] communicators = new CommunicatorState[0];
     private final ArrayList<StreamQueue> active = new ArrayList<>();
     private final ArrayList<Watch> watches = new ArrayList<>();
     private final AtomicLong completed = new AtomicLong();
@@ -117,7 +120,13 @@ public final class EventLoop implements Runnable {
     /** Called after a work's event was recorded on {@code stream} and the work queued there. */
     void activate(StreamQueue stream) {
         if (!stream.active.get() && stream.active.compareAndSet(false, true)) {
-            activations.offer(stream);
+            // Only the activation that set the flag pushes the stream, and the event thread clears the flag only once it
+            // took the stream off this list: a stream is on it at most once.
+            StreamQueue first;
+            do {
+                first = activations.get();
+                stream.nextActivation = first;
+            } while (!activations.compareAndSet(first, stream));
             wake();
         }
     }
@@ -129,11 +138,25 @@ public final class EventLoop implements Runnable {
     }
 
     void register(CommunicatorState c) {
-        communicators.add(c);
+        synchronized (this) {
+            CommunicatorState[] now = communicators;
+            CommunicatorState[] grown = Arrays.copyOf(now, now.length + 1);
+            grown[now.length] = c;
+            communicators = grown;
+        }
     }
 
     void unregister(CommunicatorState c) {
-        communicators.remove(c);
+        synchronized (this) {
+            CommunicatorState[] now = communicators;
+            for (int i = 0; i < now.length; i++) {
+                if (now[i] != c) continue;
+                CommunicatorState[] shrunk = Arrays.copyOf(now, now.length - 1);
+                System.arraycopy(now, i + 1, shrunk, i, now.length - i - 1);
+                communicators = shrunk;
+                return;
+            }
+        }
     }
 
     public void wake() {
@@ -162,7 +185,7 @@ public final class EventLoop implements Runnable {
                         // Work admitted but not launched yet (its launch may be blocked inside the library, e.g.
                         // connecting to a peer that never comes): keep checking deadlines and async errors.
                         parked.set(true);
-                        if (activations.isEmpty() && newWatches.isEmpty()) LockSupport.parkNanos(this, CHECK_INTERVAL_NANOS);
+                        if (activations.get() == null && newWatches.isEmpty()) LockSupport.parkNanos(this, CHECK_INTERVAL_NANOS);
                         parked.set(false);
                     } else {
                         parkUntilWoken();
@@ -172,7 +195,7 @@ public final class EventLoop implements Runnable {
                     Backoff.ENGINE.pause(now - lastProgress);
                 } else {
                     parked.set(true); // set before the re-check: an activation either is seen here or unparks us
-                    if (activations.isEmpty() && newWatches.isEmpty()) Backoff.ENGINE.pause(now - lastProgress);
+                    if (activations.get() == null && newWatches.isEmpty()) Backoff.ENGINE.pause(now - lastProgress);
                     parked.set(false);
                 }
             } catch (Throwable t) {
@@ -192,13 +215,18 @@ public final class EventLoop implements Runnable {
      */
     private void parkUntilWoken() {
         parked.set(true);
-        if (activations.isEmpty() && newWatches.isEmpty() && !anyPendingWork()) LockSupport.park(this);
+        if (activations.get() == null && newWatches.isEmpty() && !anyPendingWork()) LockSupport.park(this);
         parked.set(false);
     }
 
     private void drainIncoming() {
-        StreamQueue s;
-        while ((s = activations.poll()) != null) active.add(s);
+        StreamQueue s = activations.getAndSet(null);
+        while (s != null) {
+            StreamQueue next = s.nextActivation;
+            s.nextActivation = null;
+            active.add(s);
+            s = next;
+        }
         Watch w;
         while ((w = newWatches.poll()) != null) watches.add(w);
     }
@@ -208,7 +236,7 @@ public final class EventLoop implements Runnable {
         boolean progress = false;
         int size = active.size();
         ensureCapacity(size);
-        java.util.Arrays.fill(batched, 0, size, false);
+        Arrays.fill(batched, 0, size, false);
         int remaining = size;
         // Almost always one backend; the loop handles several by batching each backend's streams in turn.
         while (remaining > 0) {
@@ -220,7 +248,7 @@ public final class EventLoop implements Runnable {
                 Driver d = s.driver();
                 if (driver == null) driver = d;
                 if (d != driver) continue;
-                TrackedWork head = s.pending.peek();
+                TrackedWork head = s.oldest();
                 batched[i] = true;
                 remaining--;
                 if (head == null) continue;
@@ -234,8 +262,11 @@ public final class EventLoop implements Runnable {
                     int status = batchStatus[i];
                     if (status != DriverConstants.EVENT_PENDING) {
                         StreamQueue s = batchStreams[i];
-                        TrackedWork w = s.pending.poll();
-                        if (w != null) finish(w, status, driver);
+                        TrackedWork w = s.oldest();
+                        if (w != null) {
+                            s.removeOldest(w);
+                            finish(w, status, driver);
+                        }
                         progress = true;
                     }
                     batchStreams[i] = null;
@@ -246,9 +277,9 @@ public final class EventLoop implements Runnable {
         // Drop streams whose queues are empty; a producer that raced us re-activates (see activate()).
         for (int i = active.size() - 1; i >= 0; i--) {
             StreamQueue s = active.get(i);
-            if (s.pending.isEmpty()) {
+            if (s.isEmpty()) {
                 s.active.set(false);
-                if (s.pending.isEmpty() || !s.active.compareAndSet(false, true)) removeAt(i);
+                if (s.isEmpty() || !s.active.compareAndSet(false, true)) removeAt(i);
             }
         }
         return progress;
@@ -297,6 +328,7 @@ public final class EventLoop implements Runnable {
             else w.fail(failure);
         } finally {
             completingSince.set(0);
+            w.retired();
         }
     }
 

@@ -2,6 +2,7 @@ package org.jccl.core.engine;
 
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.JcclException;
@@ -14,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The issue path of every operation, step 1 of 3: admission, the hand-off to the launch queue, the native enqueue,
  * and the completion event recorded on the stream. A single operation is a group of one, issued without
- * {@code ncclGroupStart}/{@code End}.
+ * {@code ncclGroupStart}/{@code End}, and {@link #issueOne} issues it without allocating: the work is its own launch
+ * task and the engine's queues link it through its own fields.
  *
  * <p>Admission takes each communicator's submit lock: the sequence numbers, the pending set and the launch queue
  * see the same order, so sequence order is launch order. A refused work (closed or aborted communicator, a stopped
@@ -23,6 +25,8 @@ import org.jspecify.annotations.Nullable;
 public final class IssuePath {
     /** Serializes groups over several communicators, so their launch threads are claimed in one global order. */
     private static final Object MULTI_COMMUNICATOR_ORDER = new Object();
+    /** The launch task of every work issued alone: shared, the work being its argument. */
+    private static final Consumer<TrackedWork> LAUNCH_ONE = IssuePath::launchOne;
 
     private IssuePath() {
     }
@@ -37,6 +41,52 @@ public final class IssuePath {
     @FunctionalInterface
     public interface WorkFactory<W extends TrackedWork> {
         W create(long[] sequences);
+    }
+
+    /**
+     * Issues {@code w} alone on {@code c}: admitted, given its sequence number, and launched by {@code c}'s launch
+     * thread through {@link TrackedWork#enqueue}. Returns the work, already failed if it was refused. Allocates
+     * nothing; never blocks on the GPU.
+     */
+    public static <W extends TrackedWork> W issueOne(CommunicatorState c, W w) {
+        w.participants(c.alone());
+        synchronized (c.submitLock()) {
+            w.sequence(c.nextSequence());
+            w.issued();
+            JcclException refused = c.admit(w);
+            if (refused != null) return refuse(w, refused);
+            if (!c.launchQueue().submit(LAUNCH_ONE, w)) {
+                c.finished(w);
+                return refuse(w, new InvalidUsageException("the communicator is closed"));
+            }
+            return w;
+        }
+    }
+
+    /** On the launch thread: the work's own enqueue, then its completion event. */
+    private static void launchOne(TrackedWork w) {
+        CommunicatorState c = w.participants()[0];
+        JcclException f = c.failure();
+        if (f != null) {
+            failLaunch(w, f);
+            return;
+        }
+        Driver driver = c.driver();
+        c.inLibrary(true);
+        driver.attribute(c.id(), w.sequence());
+        try {
+            StreamQueue stream = c.stream();
+            w.enqueue(stream.driverStream());
+            w.launchReturned();
+            stream.recordAndTrack(w);
+        } catch (JcclException e) {
+            failLaunch(w, e);
+        } catch (RuntimeException e) {
+            failLaunch(w, new JcclException("launch failed: " + e, e));
+        } finally {
+            driver.attribute(null, -1);
+            c.inLibrary(false);
+        }
     }
 
     /**
@@ -109,7 +159,7 @@ public final class IssuePath {
         });
         if (!queued) {
             done.countDown();
-            failLaunch(w, comms, new InvalidUsageException("the communicator is closed"));
+            failLaunch(w, new InvalidUsageException("the communicator is closed"));
         }
         return w;
     }
@@ -134,6 +184,7 @@ public final class IssuePath {
     private static <W extends TrackedWork> W refuse(W w, JcclException reason) {
         w.releaseMemory();
         w.fail(Errors.forWork(reason, w.describe()));
+        w.retired();
         return w;
     }
 
@@ -142,7 +193,7 @@ public final class IssuePath {
         for (CommunicatorState c : comms) {
             JcclException f = c.failure();
             if (f != null) {
-                failLaunch(w, comms, f);
+                failLaunch(w, f);
                 return;
             }
         }
@@ -165,9 +216,9 @@ public final class IssuePath {
             w.launchReturned();
             first.stream().recordAndTrack(w);
         } catch (JcclException e) {
-            failLaunch(w, comms, e);
+            failLaunch(w, e);
         } catch (RuntimeException e) {
-            failLaunch(w, comms, new JcclException("launch failed: " + e, e));
+            failLaunch(w, new JcclException("launch failed: " + e, e));
         } finally {
             driver.attribute(null, -1);
             for (CommunicatorState c : comms) c.inLibrary(false);
@@ -186,10 +237,11 @@ public final class IssuePath {
         other.events().recycle(join);
     }
 
-    private static void failLaunch(TrackedWork w, List<CommunicatorState> comms, JcclException e) {
+    private static void failLaunch(TrackedWork w, JcclException e) {
         w.releaseMemory();
-        for (CommunicatorState c : comms) c.finished(w);
+        for (CommunicatorState c : w.participants()) c.finished(w);
         w.fail(Errors.forWork(e, w.describe()));
+        w.retired();
     }
 
     /**
@@ -204,6 +256,7 @@ public final class IssuePath {
             } catch (RuntimeException e) {
                 w.releaseMemory();
                 w.fail(e instanceof JcclException j ? j : new JcclException(w.describe() + ": " + e, e));
+                w.retired();
             }
         };
         if (issuer == null || issuer.isWorkerThread()) {
@@ -211,6 +264,7 @@ public final class IssuePath {
         } else if (!issuer.submit(task)) {
             w.releaseMemory();
             w.fail(new InvalidUsageException(w.describe() + ": the stream's communicator is closed"));
+            w.retired();
         }
         return w;
     }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.jccl.core.spi.DriverEvent;
+import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +16,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Memory: every block the work uses is retained at creation and released once, when the GPU is done with it
  * (its event completed, or it never launched) — even if the future failed earlier through a timeout or an abort.
+ *
+ * <p>The engine's queues link works through fields of their own here (the stream's pending works, the communicator's
+ * pending set), so that tracking a work allocates nothing. A subclass that reports its outcome otherwise than through
+ * the future ({@link #deliver}) may be issued again once the engine has let go of it ({@link #retired}, then
+ * {@link #reuse}): a work issued without allocating anything.
  */
 public abstract class TrackedWork extends CompletableFuture<Void> {
     private static final CommunicatorState[] NONE = new CommunicatorState[0];
@@ -28,12 +34,13 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
         }
     }
 
-    private final long sequence;
-    private final MemoryBlock[] held;
-    private final long deadlineNanos;
-    private final long timeoutNanos;
-    /** When the work was made ({@link System#nanoTime()}), for the stall report. */
-    private final long createdNanos;
+    /** Set once at admission, under the submit lock, before the work is handed to any other thread. */
+    private long sequence;
+    private MemoryBlock[] held;
+    private long deadlineNanos;
+    private long timeoutNanos;
+    /** When the work was made or last reused ({@link System#nanoTime()}), for the stall report. */
+    private long createdNanos;
     private CommunicatorState[] participants = NONE;
     private @Nullable DriverEvent event;
     private @Nullable StreamQueue stream;
@@ -41,19 +48,46 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     private boolean stallReported;
     @SuppressWarnings("unused") // through SETTLED
     private volatile boolean settled;
+    /** The next work recorded on the same stream ({@link StreamQueue}). */
+    private volatile @Nullable TrackedWork nextOnStream;
+    /** The pending set whose links below this work uses, and those links ({@link PendingWorks}, under its lock). */
+    @Nullable PendingWorks linkedIn;
+    @Nullable TrackedWork pendingPrevious;
+    @Nullable TrackedWork pendingNext;
 
     /**
-     * @param sequence     the communicator's sequence number (issue order), or -1 for stream work
+     * @param sequence     the communicator's sequence number (issue order), -1 for stream work, or 0 for a work whose
+     *                     admission gives it one ({@link IssuePath#issueOne})
      * @param held         memory kept alive until the work completes (retained here)
      * @param timeoutNanos the deadline from now; zero or less: none
      */
     protected TrackedWork(long sequence, MemoryBlock[] held, long timeoutNanos) {
         this.sequence = sequence;
         this.held = held;
+        start(timeoutNanos);
+    }
+
+    /**
+     * Makes a retired work new again, to be issued once more ({@link IssuePath#issueOne}): only by its owner, after
+     * {@link #retired} and before it hands the work to the engine.
+     */
+    protected final void reuse(MemoryBlock[] uses, long timeoutNanos) {
+        sequence = 0;
+        held = uses;
+        participants = NONE;
+        event = null;
+        stream = null;
+        timeoutReported = false;
+        stallReported = false;
+        settled = false;
+        start(timeoutNanos);
+    }
+
+    private void start(long timeout) {
         long now = System.nanoTime();
-        this.createdNanos = now;
-        this.timeoutNanos = Math.max(0, timeoutNanos);
-        this.deadlineNanos = timeoutNanos <= 0 || timeoutNanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeoutNanos;
+        createdNanos = now;
+        timeoutNanos = Math.max(0, timeout);
+        deadlineNanos = timeout <= 0 || timeout > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + timeout;
         for (MemoryBlock block : held) block.retain();
     }
 
@@ -73,6 +107,18 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
 
     void participants(CommunicatorState[] states) {
         this.participants = states;
+    }
+
+    void sequence(long admitted) {
+        this.sequence = admitted;
+    }
+
+    @Nullable TrackedWork nextOnStream() {
+        return nextOnStream;
+    }
+
+    void nextOnStream(@Nullable TrackedWork next) {
+        this.nextOnStream = next;
     }
 
     void launched(DriverEvent recorded, StreamQueue on) {
@@ -119,13 +165,34 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     boolean succeed() {
         if (!settle()) return false;
         completing(null);
-        return super.complete(null);
+        return deliver(null);
     }
 
     boolean fail(Throwable error) {
         if (!settle()) return false;
         completing(error);
-        return super.completeExceptionally(error);
+        return deliver(error);
+    }
+
+    /** Whether the work has completed or failed (or is doing so), as the engine's first completion decided. */
+    boolean isSettled() {
+        return settled;
+    }
+
+    /**
+     * Hands the outcome over, once: completes the future ({@code error} null) or fails it. A work whose owner takes
+     * its outcome otherwise (a callback) overrides this and leaves the future alone.
+     */
+    protected boolean deliver(@Nullable Throwable error) {
+        return error == null ? super.complete(null) : super.completeExceptionally(error);
+    }
+
+    /**
+     * Called once the engine has let go of the work for good, after its outcome was delivered: its event completed
+     * (or it never launched), its memory released, its books closed. A hook for owners that reuse works; a no-op here.
+     * Must be cheap and must not block.
+     */
+    protected void retired() {
     }
 
     /**
@@ -134,6 +201,14 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
      */
     private boolean settle() {
         return SETTLED.compareAndSet(this, false, true);
+    }
+
+    /**
+     * Enqueues the work's operation on {@code stream}, on its communicator's launch thread: the launch of a work
+     * issued alone ({@link IssuePath#issueOne}); works issued in parts never call it.
+     */
+    protected void enqueue(DriverStream stream) {
+        throw new UnsupportedOperationException(describe() + " is issued in parts");
     }
 
     /**
