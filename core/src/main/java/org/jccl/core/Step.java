@@ -1,5 +1,7 @@
 package org.jccl.core;
 
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +14,7 @@ import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
 import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.error.WorkTimeoutException;
+import org.jccl.core.jfr.JfrEvents;
 import org.jccl.core.module.Retention;
 import org.jccl.core.module.StreamOperation;
 import org.jccl.core.spi.Driver;
@@ -47,6 +50,9 @@ import org.jspecify.annotations.Nullable;
  * replay of a closed step, or of a step one of whose buffers was closed, is refused. On the host backend a step
  * re-issues its operations back to back in one work (the same order and completion); {@link Builder#buildReissued()}
  * does so on any backend, for libraries or drivers that cannot capture.
+ *
+ * <p>A serving loop that wants no allocation per step replays with a {@link Completion} instead of a {@link Work}
+ * ({@link #replay(Completion)}): the step reuses what the engine tracks of each replay.
  */
 public final class Step implements AutoCloseable {
     private final List<Communicator> communicators;
@@ -58,9 +64,15 @@ public final class Step implements AutoCloseable {
     private final String description;
     /** What a replay submits: enqueued on the first communicator's launch thread, holding the step's memory. */
     private final Submission.Part replay;
+    private final long timeoutNanos;
     private final Object lock = new Object();
     private @Nullable Work lastReplay; // guarded by lock
     private @Nullable CompletableFuture<Void> closing; // guarded by lock
+    /** Replays without a future: retired ones waiting to be issued again, and how many are in flight. */
+    private final ArrayDeque<StepReplay> idle = new ArrayDeque<>(); // guarded by lock
+    private int inFlight; // guarded by lock
+    /** Completed when the last replay without a future retires, once the step is closing; guarded by lock. */
+    private @Nullable CompletableFuture<Void> noneInFlight;
 
     private Step(List<Communicator> communicators, List<Stage> stages, List<Buffer> buffers, AutoCloseable retained,
                  @Nullable GraphCapture graphs, long graph) {
@@ -86,6 +98,7 @@ public final class Step implements AutoCloseable {
         this.description = "step(" + count + " operations" + (communicators.size() > 1 ? " over " + communicators.size()
                 + " communicators" : "") + ", " + (graphs != null ? "captured" : "re-issued") + ")";
         int operations = count;
+        this.timeoutNanos = Work.nanos(communicator().options().timeout());
         this.replay = new Submission.Part(replayEnqueue(states(communicators), stages, graphs, graph),
                 seq -> "step(seq=" + seq + ", " + operations + " operations)", held, total);
     }
@@ -133,14 +146,60 @@ public final class Step implements AutoCloseable {
      */
     public Work replay() {
         synchronized (lock) {
-            if (closing != null) throw new InvalidUsageException(this + " is closed");
-            for (Buffer b : buffers) {
-                if (b.isClosed()) throw new InvalidUsageException(this + ": its buffer " + b + " was closed");
-            }
-            Work w = Submission.ordered(communicators, replay, "step", communicator().options().timeout());
+            checkReplayable();
+            Duration timeout = communicator().options().timeout();
+            Work w = communicators.size() == 1 ? Submission.alone(communicator(), replay, "step", timeout)
+                    : Submission.ordered(communicators, replay, "step", timeout);
             lastReplay = w;
             return w;
         }
+    }
+
+    /**
+     * Replays the step as {@link #replay()} does, telling {@code then} when it completed instead of returning a
+     * {@link Work}. A step of one communicator allocates nothing per replay (once as many replays were in flight as
+     * ever will be) while nothing observes works: with a {@link WorkObserver} registered or a JFR recording taking
+     * jccl's operation events, and for a step over several communicators, the replay goes through a {@code Work}.
+     *
+     * @throws InvalidUsageException for a closed step, or one whose buffers were closed
+     */
+    public void replay(Completion then) {
+        Errors.requireArgument(then, "then");
+        if (communicators.size() > 1 || WorkObservers.current().length > 0 || JfrEvents.operationWanted()) {
+            replay().whenComplete((v, error) -> then.completed(error));
+            return;
+        }
+        StepReplay r;
+        synchronized (lock) {
+            checkReplayable();
+            r = idle.pollLast();
+            if (r == null) r = new StepReplay(this, replay);
+            inFlight++;
+        }
+        // Outside the lock: a refusal tells the completion on this thread. A close meanwhile waits for this replay.
+        r.arm(then, timeoutNanos);
+        IssuePath.issueOne(communicator().state(), r);
+    }
+
+    private void checkReplayable() {
+        if (closing != null) throw new InvalidUsageException(this + " is closed");
+        for (int i = 0; i < buffers.size(); i++) {
+            Buffer b = buffers.get(i);
+            if (b.isClosed()) throw new InvalidUsageException(this + ": its buffer " + b + " was closed");
+        }
+    }
+
+    /** A replay without a future that the engine has let go of: ready to be issued again. */
+    void recycle(StepReplay r) {
+        CompletableFuture<Void> drained = null;
+        synchronized (lock) {
+            idle.addLast(r);
+            if (--inFlight == 0 && noneInFlight != null) {
+                drained = noneInFlight;
+                noneInFlight = null;
+            }
+        }
+        if (drained != null) drained.complete(null);
     }
 
     /**
@@ -153,8 +212,11 @@ public final class Step implements AutoCloseable {
             if (closing != null) return closing.copy();
             CompletableFuture<Void> done = new CompletableFuture<>();
             closing = done;
-            CompletableFuture<?> drained = lastReplay == null ? CompletableFuture.completedFuture(null) : lastReplay;
-            drained.handle((v, e) -> null).thenRun(() -> {
+            CompletableFuture<?> last = lastReplay == null ? CompletableFuture.completedFuture(null) : lastReplay;
+            CompletableFuture<Void> others = new CompletableFuture<>();
+            if (inFlight == 0) others.complete(null);
+            else noneInFlight = others;
+            CompletableFuture.allOf(last.handle((v, e) -> null), others).thenRun(() -> {
                 if (graphs != null) communicator().state().cleanUpInOrder(() -> graphs.destroy(graph));
                 for (MemoryBlock b : held) b.release();
                 Retention.release(retained);
@@ -191,38 +253,52 @@ public final class Step implements AutoCloseable {
 
     /**
      * Operations issued together: one part, or a group over one or several communicators ({@code grouped}: between one
-     * {@code ncclGroupStart}/{@code ncclGroupEnd}); {@code parts.get(i)} on {@code communicators.get(i)}.
+     * {@code ncclGroupStart}/{@code ncclGroupEnd}); {@code parts.get(i)} on {@code communicators.get(i)}, whose engine
+     * side is {@code states.get(i)}.
      */
-    private record Stage(List<Communicator> communicators, List<List<Submission.Part>> parts, boolean grouped) {
+    private record Stage(List<Communicator> communicators, List<List<Submission.Part>> parts, boolean grouped,
+                         List<CommunicatorState> states) {
+        Stage(List<Communicator> communicators, List<List<Submission.Part>> parts, boolean grouped) {
+            this(communicators, parts, grouped, Step.states(communicators));
+        }
     }
 
     /**
      * Enqueues the stages in order, on the launch thread of {@code states.get(0)} with the others' claimed. Each
      * stage's streams first wait for the previous stage's other streams (the first stage's for the first
      * communicator's: the fork), and the first stream waits for the last stage's (the join): call order across streams,
-     * and under capture one graph that starts and ends on the first stream.
+     * and under capture one graph that starts and ends on the first stream. Indexed loops and no lists made: a
+     * re-issued step's replay allocates nothing here.
      */
     private static void enqueueStages(List<CommunicatorState> states, List<Stage> stages) {
         CommunicatorState first = states.get(0);
         Driver driver = first.driver();
-        List<CommunicatorState> previous = List.of(first);
-        for (Stage stage : stages) {
-            List<CommunicatorState> current = states(stage.communicators());
-            for (CommunicatorState c : current) {
-                for (CommunicatorState p : previous) if (p != c) IssuePath.join(p, c);
+        List<CommunicatorState> previous = null; // before the first stage: the first communicator alone
+        for (int s = 0; s < stages.size(); s++) {
+            Stage stage = stages.get(s);
+            List<CommunicatorState> current = stage.states();
+            for (int i = 0; i < current.size(); i++) {
+                CommunicatorState c = current.get(i);
+                if (previous == null) {
+                    if (c != first) IssuePath.join(first, c);
+                } else {
+                    for (int j = 0; j < previous.size(); j++) if (previous.get(j) != c) IssuePath.join(previous.get(j), c);
+                }
             }
             if (stage.grouped()) driver.groupStart();
             try {
                 for (int i = 0; i < current.size(); i++) {
                     var stream = current.get(i).stream().driverStream();
-                    for (Submission.Part p : stage.parts().get(i)) p.enqueue().enqueue(stream);
+                    List<Submission.Part> parts = stage.parts().get(i);
+                    for (int k = 0; k < parts.size(); k++) parts.get(k).enqueue().enqueue(stream);
                 }
             } finally {
                 if (stage.grouped()) driver.groupEnd();
             }
             previous = current;
         }
-        for (CommunicatorState p : previous) if (p != first) IssuePath.join(p, first);
+        if (previous == null) return;
+        for (int j = 0; j < previous.size(); j++) if (previous.get(j) != first) IssuePath.join(previous.get(j), first);
     }
 
     /** The operations of a step, in call order; each checked as it is added. */

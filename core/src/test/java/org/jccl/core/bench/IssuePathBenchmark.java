@@ -6,8 +6,11 @@ import jdk.jfr.Recording;
 import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
+import org.jccl.core.Completion;
 import org.jccl.core.DataType;
+import org.jccl.core.Operation;
 import org.jccl.core.ReduceOp;
+import org.jccl.core.Step;
 import org.jccl.core.TestAccess;
 import org.jccl.core.Work;
 import org.jccl.core.jfr.JfrSettings;
@@ -30,7 +33,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * launch thread, the event recorded and tracked, the event thread seeing it and completing the {@link Work}, and the
  * caller seeing that. On a GPU the same path runs around the library's enqueue and the GPU's own time.
  * {@link #afterPause} times the same round trip once the engine's threads have gone to sleep: what waking them costs.
- * Each runs without a JFR recording and with jccl's ({@link #jfr}): what a disabled and an enabled event cost.
+ * {@link #replayed} and {@link #replayedPipelined} issue the same operation as a step replayed with a {@link Completion}:
+ * the path that allocates nothing. Each runs without a JFR recording and with jccl's ({@link #jfr}): what a disabled and
+ * an enabled event cost (with a recording, a replay goes through a {@link Work}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -52,6 +57,8 @@ public class IssuePathBenchmark {
     private Buffer buffer;
     private @Nullable Recording recording;
     private final Work[] window = new Work[IN_FLIGHT];
+    private Step step;
+    private final Completions completions = new Completions();
 
     @Setup(Level.Trial)
     public void open() {
@@ -63,10 +70,12 @@ public class IssuePathBenchmark {
         backend = TestAccess.backend(new InstantDriver());
         comm = backend.initAll(1).join().get(0);
         buffer = backend.allocate(-1, 8);
+        step = Step.builder(comm).add(Operation.allReduce(buffer, buffer, 2, DataType.FLOAT32, ReduceOp.SUM)).build().join();
     }
 
     @TearDown(Level.Trial)
     public void close() {
+        step.close();
         comm.close();
         buffer.close();
         if (recording != null) recording.close();
@@ -103,6 +112,47 @@ public class IssuePathBenchmark {
         Work last = window[IN_FLIGHT - 1];
         spinUntilDone(last); // a stream completes in order: the last done means all done
         return last;
+    }
+
+    /** {@link #roundTrip} as a step's replay told to a {@link Completion}: no future, nothing allocated. */
+    @Benchmark
+    public long replayed() {
+        long target = completions.done() + 1;
+        step.replay(completions);
+        completions.spinUntil(target);
+        return target;
+    }
+
+    /** {@link #pipelined} as replays told to a {@link Completion}. */
+    @Benchmark
+    @OperationsPerInvocation(IN_FLIGHT)
+    public long replayedPipelined() {
+        long target = completions.done() + IN_FLIGHT;
+        for (int i = 0; i < IN_FLIGHT; i++) step.replay(completions);
+        completions.spinUntil(target);
+        return target;
+    }
+
+    /** Counts completions; one object for every replay, as a serving loop would keep. */
+    static final class Completions implements Completion {
+        private volatile long done;
+        private volatile @Nullable Throwable failure;
+
+        @Override
+        public void completed(@Nullable Throwable error) {
+            if (error != null) failure = error;
+            done++; // not atomic, and need not be: only the event thread completes replays
+        }
+
+        long done() {
+            return done;
+        }
+
+        void spinUntil(long target) {
+            while (done < target) Thread.onSpinWait();
+            Throwable f = failure;
+            if (f != null) throw new IllegalStateException("a replay failed", f);
+        }
     }
 
     private static void spinUntilDone(CompletableFuture<?> w) {

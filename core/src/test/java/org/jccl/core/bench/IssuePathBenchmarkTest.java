@@ -40,7 +40,8 @@ class IssuePathBenchmarkTest {
                 .timeUnit(TimeUnit.MICROSECONDS)
                 .build();
         Collection<RunResult> results = new Runner(options).run();
-        assertEquals(3 * jfr.split(",").length, results.size(), "roundTrip, afterPause and pipelined ran with each recording");
+        assertEquals(5 * jfr.split(",").length, results.size(),
+                "roundTrip, afterPause, pipelined, replayed and replayedPipelined ran with each recording");
         for (RunResult r : results) {
             double score = r.getPrimaryResult().getScore();
             assertTrue(Double.isFinite(score) && score > 0, r.getParams().getBenchmark() + " measured " + score);

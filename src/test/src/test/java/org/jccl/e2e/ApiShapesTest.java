@@ -154,6 +154,8 @@ class ApiShapesTest {
             entry("Step.isCaptured()", QUERY),
             entry("Step.toString()", DESCRIPTION),
             entry("Step.close()", "waits for closeAsync(), which every shape has"),
+            entry("Step.replay(Completion)", "replay() without a future, for loops that allocate nothing per step: a Mono"
+                    + " or a suspension allocates per replay anyway, so the shapes replay through replay()"),
             entry("KvReceiver.open(KvPool, KvBlockAllocator, KvOptions, Consumer)", "the core form takes a callback for the"
                     + " requests granted blocks; the shapes give them as a Flux (reactive) or a Flow (Kotlin) instead"));
 

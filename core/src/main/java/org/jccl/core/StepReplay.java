@@ -1,0 +1,63 @@
+package org.jccl.core;
+
+import org.jccl.core.engine.TrackedWork;
+import org.jccl.core.spi.DriverStream;
+import org.jccl.core.spi.MemoryBlock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One replay of a step in flight without a future ({@link Step#replay(Completion)}): the engine tracks it as any work,
+ * tells its {@link Completion} instead of completing a future, and the step issues it again once the engine has let go
+ * of it, so that a replay allocates nothing. Never handed to the application: as a future it never completes.
+ */
+final class StepReplay extends TrackedWork {
+    private static final Logger LOG = LoggerFactory.getLogger(StepReplay.class);
+    private static final MemoryBlock[] NONE = new MemoryBlock[0];
+
+    private final Step step;
+    private final Submission.Part part;
+    /** Told of the current issue's outcome; null between issues. */
+    private @Nullable Completion then;
+
+    StepReplay(Step step, Submission.Part part) {
+        super(0, NONE, 0);
+        this.step = step;
+        this.part = part;
+    }
+
+    /** Makes this replay ready to be issued again, its memory retained until the engine retires it. */
+    void arm(Completion completion, long timeoutNanos) {
+        then = completion;
+        reuse(part.held(), timeoutNanos);
+    }
+
+    @Override
+    public String describe() {
+        return step.communicator().describe() + " " + part.describe(sequence());
+    }
+
+    @Override
+    protected void enqueue(DriverStream stream) {
+        part.enqueue().enqueue(stream);
+    }
+
+    @Override
+    protected boolean deliver(@Nullable Throwable error) {
+        Completion c = then;
+        then = null;
+        if (c == null) return false;
+        try {
+            c.completed(error);
+        } catch (RuntimeException e) {
+            LOG.error("{}: its completion callback failed", describe(), e);
+        }
+        return true;
+    }
+
+    @Override
+    protected void retired() {
+        step.recycle(this);
+    }
+}
