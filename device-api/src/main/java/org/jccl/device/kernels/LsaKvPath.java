@@ -134,13 +134,14 @@ final class LsaKvPath implements KvDirectPath {
         int blocks = Math.max(1, Math.min(MAX_BLOCKS, count * tensors));
         boolean signals = plan.signalOffset() >= 0; // else value 0: the kernel raises nothing
         long signalValue = signals ? plan.signalValue() : 0;
+        long base = pool.windowBase(); // the same on every rank: both pools start there in their windows
         return new Prepared() {
             @Override
             public Work copyLayer(int layer) {
                 return api.launch(kernel, LaunchConfig.of(blocks, THREADS), KernelArgs.create().window(window)
                         .int32(plan.peer()).pointer(table).int32(count).int32(tensors)
-                        .int64(src.offset(layer, 0, 0)).int64(src.tensorBytes())
-                        .int64(dst.offset(layer, 0, 0)).int64(dst.tensorBytes())
+                        .int64(base + src.offset(layer, 0, 0)).int64(src.tensorBytes())
+                        .int64(base + dst.offset(layer, 0, 0)).int64(dst.tensorBytes())
                         .pointer(arrivals).int64(signals ? plan.signalOffset() + 8L * layer : 0).int64(signalValue));
             }
 

@@ -13,6 +13,7 @@ import org.jccl.core.Backend;
 import org.jccl.core.BackendKind;
 import org.jccl.core.DataType;
 import org.jccl.core.Jccl;
+import org.jccl.core.Stream;
 import org.jccl.core.spi.Feature;
 import org.jccl.rma.kv.KvBlockPool;
 import org.jccl.rma.kv.KvDelivered;
@@ -20,6 +21,7 @@ import org.jccl.rma.kv.KvIncoming;
 import org.jccl.rma.kv.KvLayout;
 import org.jccl.rma.kv.KvOptions;
 import org.jccl.rma.kv.KvPathKind;
+import org.jccl.rma.kv.KvPool;
 import org.jccl.rma.kv.KvReceived;
 import org.jccl.rma.kv.KvRequest;
 import org.jccl.rma.kv.KvRig;
@@ -89,6 +91,24 @@ class KvTransferGpuTest {
     }
 
     /**
+     * Both pools in the model's symmetric window, past a buffer allocated there first (so not at its start): each path
+     * lands every byte, and the LSA path's layer signals reach decode's stream.
+     */
+    @ParameterizedTest
+    @EnumSource(value = KvPathKind.class, names = {"LSA_KERNEL", "PUT_SIGNAL", "SEND_RECV"})
+    void twoGpusWithPoolsInTheModelsSymmetricWindow(KvPathKind path) throws Exception {
+        Backend b = nccl();
+        assumeTrue(b.deviceCount() >= 2, "needs 2 GPUs");
+        assumePath(b, path);
+        KvLayout prefill = model().build();
+        KvLayout decode = model().tokensPerBlock(32).blocks(40).build();
+        try (KvRig rig = KvRig.inSymmetricPools(b, List.of(prefill, decode), 8 << 20, 1 << 20)) {
+            for (KvPool p : rig.pools) assertEquals(1 << 20, p.windowBase());
+            check(rig, 0, 1, prefill, decode, path, 700);
+        }
+    }
+
+    /**
      * Decode's block allocator; into the sender's own pool ({@code self}), one that hands out only blocks the source
      * does not use.
      */
@@ -119,6 +139,13 @@ class KvTransferGpuTest {
         KvReceived received = arrived.get(0).done().get(60, TimeUnit.SECONDS);
         assertEquals(path, delivered.path());
         assertEquals(0, KvRig.wrongBytes(s, source, src, d, rig.pool(to), received.blocks(), tokens));
+        KvIncoming in = arrived.get(0);
+        if (in.signalsLayersOnDevice()) { // every layer's device signal landed where decode's waits read it
+            try (Stream decodeStream = rig.pools.get(to).communicator().backend().createStream(rig.pools.get(to).communicator().device())) {
+                for (int l = 0; l < d.layers(); l++) in.layerOn(l, decodeStream);
+                decodeStream.marker().get(60, TimeUnit.SECONDS);
+            }
+        }
         rig.allReduceWorks();
     }
 }

@@ -3,7 +3,7 @@ package org.jccl.rma.kv;
 /**
  * One request's copies as a direct path ({@link KvDirectPath}) sees them: for each tensor of each layer, the same
  * segments (source offset, destination offset, bytes), relative to where that tensor starts in each rank's pool. Both
- * pools start at offset 0 of their rank's KV window.
+ * pools start at the same offset of their rank's KV window ({@link KvPool#windowBase()}).
  *
  * @param request     the request's name, for messages
  * @param peer        the destination rank

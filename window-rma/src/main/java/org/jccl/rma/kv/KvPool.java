@@ -14,8 +14,10 @@ import org.jccl.core.ReduceOp;
 import org.jccl.core.Work;
 import org.jccl.core.error.Errors;
 import org.jccl.core.error.InvalidArgumentException;
+import org.jccl.core.error.InvalidUsageException;
 import org.jccl.core.spi.Feature;
 import org.jccl.rma.OneSided;
+import org.jccl.rma.SymmetricPool;
 import org.jccl.rma.Window;
 import org.jccl.rma.WindowFlag;
 import org.jspecify.annotations.Nullable;
@@ -29,9 +31,13 @@ import org.slf4j.LoggerFactory;
  * any rank needs (windows have one size on every rank). Also opens, collectively, the direct paths that providers
  * offer (the LSA kernel path of {@code device-api}).
  *
- * <p>Window layout on every rank: the pool at offset 0 ({@link KvLayout#offset}), then the staging area, then the layer
- * signals: {@link #SIGNAL_ROWS} rows of one 64-bit word per layer, zeroed here, where a direct path that signals layers
- * on the device marks each layer of a request landed (a receiver gives each request in flight a row of its own).
+ * <p>Layout on every rank, from where the pool starts in its window ({@link #windowBase()}: 0 in a window of its own):
+ * the pool ({@link KvLayout#offset}), then the staging area, then the layer signals: {@link #SIGNAL_ROWS} rows of one
+ * 64-bit word per layer, zeroed here, where a direct path that signals layers on the device marks each layer of a
+ * request landed (a receiver gives each request in flight a row of its own).
+ *
+ * <p>{@link #allocate(SymmetricPool, KvLayout, long)} places the pool in a {@link SymmetricPool} instead: no window
+ * registration of its own, the same window as the model's collective buffers, at the same offset on every rank.
  */
 public final class KvPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvPool.class);
@@ -46,6 +52,10 @@ public final class KvPool implements AutoCloseable {
     private final KvLayout layout;
     private final Buffer memory;
     private final @Nullable Window window;
+    /** Where the pool starts in {@link #window}: the same on every rank. */
+    private final long windowBase;
+    /** Whether the window is the pool's own (closed with it) rather than a {@link SymmetricPool}'s. */
+    private final boolean ownsWindow;
     private final long stagingOffset;
     private final long stagingBytes;
     private final long signalOffset;
@@ -53,12 +63,14 @@ public final class KvPool implements AutoCloseable {
     private final Map<KvPathKind, String> unavailable = new EnumMap<>(KvPathKind.class);
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private KvPool(Communicator communicator, KvLayout layout, Buffer memory, @Nullable Window window, long stagingOffset,
-                   long stagingBytes) {
+    private KvPool(Communicator communicator, KvLayout layout, Buffer memory, @Nullable Window window, long windowBase,
+                   boolean ownsWindow, long stagingOffset, long stagingBytes) {
         this.communicator = communicator;
         this.layout = layout;
         this.memory = memory;
         this.window = window;
+        this.windowBase = windowBase;
+        this.ownsWindow = ownsWindow;
         this.stagingOffset = stagingOffset;
         this.stagingBytes = stagingBytes;
         this.signalOffset = align(stagingOffset + stagingBytes);
@@ -72,16 +84,15 @@ public final class KvPool implements AutoCloseable {
      */
     public static CompletableFuture<KvPool> allocate(Communicator communicator, KvLayout layout, long stagingBytes) {
         Errors.requireArgument(communicator, "communicator");
-        Errors.requireArgument(layout, "layout");
-        if (stagingBytes < 0) throw new InvalidArgumentException("stagingBytes must not be negative, not " + stagingBytes);
-        long stagingOffset = align(layout.poolBytes());
-        long mine = align(stagingOffset + stagingBytes) + signalBytes(layout);
-        return largestOnAnyRank(communicator, mine).thenCompose(size -> {
+        long mine = bytesFor(layout, stagingBytes);
+        return largestOnAnyRank(communicator, mine).thenCompose(largest -> {
+            long size = largest[0];
             boolean windows = communicator.backend().features().has(Feature.COMM_WINDOW_REGISTER);
             OneSided rma = OneSided.of(communicator);
             if (!windows) {
                 Buffer plain = communicator.backend().allocate(communicator.device(), size);
-                return CompletableFuture.completedFuture(new KvPool(communicator, layout, plain, null, stagingOffset, stagingBytes));
+                return CompletableFuture.completedFuture(new KvPool(communicator, layout, plain, null, 0, false,
+                        stagingOffset(layout), stagingBytes));
             }
             Buffer memory = rma.allocate(size);
             return rma.register(memory, WindowFlag.COLL_SYMMETRIC).handle((w, error) -> {
@@ -89,9 +100,58 @@ public final class KvPool implements AutoCloseable {
                     memory.close();
                     throw Errors.unwrap(error);
                 }
-                return new KvPool(communicator, layout, memory, w, stagingOffset, stagingBytes);
+                return new KvPool(communicator, layout, memory, w, 0, true, stagingOffset(layout), stagingBytes);
             });
         }).thenCompose(KvPool::zeroSignals).thenCompose(KvPool::openDirectPaths);
+    }
+
+    /**
+     * As {@link #allocate(Communicator, KvLayout, long)}, but in {@code symmetric}: carved out of its window, with no
+     * registration of its own, so the KV cache and the model's collective buffers share one. Collective on the pool's
+     * communicator, and an allocation of that pool: every rank calls it in the same order as its other allocations, so
+     * that the KV pool lies at the same offset everywhere. Closing the KV pool gives its range back; close it before
+     * {@code symmetric}.
+     *
+     * @throws InvalidUsageException (in the future) when the symmetric pool has no room, or when the ranks' pools
+     *                               placed it at different offsets (their allocations differed); every rank then fails
+     */
+    public static CompletableFuture<KvPool> allocate(SymmetricPool symmetric, KvLayout layout, long stagingBytes) {
+        Errors.requireArgument(symmetric, "symmetric");
+        Communicator communicator = symmetric.window().communicator();
+        long mine = bytesFor(layout, stagingBytes);
+        return largestOnAnyRank(communicator, mine).thenCompose(largest -> {
+            Buffer memory;
+            try {
+                memory = symmetric.allocate(largest[0]);
+            } catch (InvalidUsageException full) { // no room: the others learn of it from the offset exchange below
+                memory = null;
+            }
+            Buffer allocated = memory;
+            long base = allocated == null ? -1 : symmetric.offsetOf(allocated);
+            // Every rank must agree on the offset: the largest of (base, -base) is (max, -min).
+            return largestOnAnyRank(communicator, base, -base).thenApply(range -> {
+                if (range[0] == base && -range[1] == base && base >= 0) {
+                    return new KvPool(communicator, layout, allocated, symmetric.window(), base, false,
+                            stagingOffset(layout), stagingBytes);
+                }
+                if (allocated != null) allocated.close();
+                throw new InvalidUsageException(communicator.describe() + ": the KV pool of " + largest[0] + " bytes "
+                        + (base < 0 ? "finds no room in " + symmetric : "lies at offset " + base + " of " + symmetric)
+                        + (range[0] == base && -range[1] == base ? "" : ", but at offsets " + -range[1] + " to " + range[0]
+                        + " on the ranks (or had no room on one): allocate the same sizes in the same order on every rank"));
+            });
+        }).thenCompose(KvPool::zeroSignals).thenCompose(KvPool::openDirectPaths);
+    }
+
+    /** What this rank's pool of {@code layout} and its staging area take, the layer signals included. */
+    private static long bytesFor(KvLayout layout, long stagingBytes) {
+        Errors.requireArgument(layout, "layout");
+        if (stagingBytes < 0) throw new InvalidArgumentException("stagingBytes must not be negative, not " + stagingBytes);
+        return align(stagingOffset(layout) + stagingBytes) + signalBytes(layout);
+    }
+
+    private static long stagingOffset(KvLayout layout) {
+        return align(layout.poolBytes());
     }
 
     private static long signalBytes(KvLayout layout) {
@@ -108,15 +168,16 @@ public final class KvPool implements AutoCloseable {
         return (bytes + STAGING_ALIGNMENT - 1) / STAGING_ALIGNMENT * STAGING_ALIGNMENT;
     }
 
-    /** An all-reduce of one value with max: the window size every rank registers. */
-    private static CompletableFuture<Long> largestOnAnyRank(Communicator communicator, long mine) {
-        Buffer device = communicator.backend().allocate(communicator.device(), 8);
-        Buffer host = communicator.backend().allocatePinned(8);
-        device.write(0, new long[] {mine});
-        Work reduced = communicator.allReduce(device, device, 1, DataType.INT64, ReduceOp.MAX);
-        Work copied = communicator.stream().copy(host, device, 8);
+    /** An all-reduce of {@code mine} with max: e.g. the window size every rank registers. */
+    private static CompletableFuture<long[]> largestOnAnyRank(Communicator communicator, long... mine) {
+        int n = mine.length;
+        Buffer device = communicator.backend().allocate(communicator.device(), 8L * n);
+        Buffer host = communicator.backend().allocatePinned(8L * n);
+        device.write(0, mine);
+        Work reduced = communicator.allReduce(device, device, n, DataType.INT64, ReduceOp.MAX);
+        Work copied = communicator.stream().copy(host, device, 8L * n);
         return reduced.thenCombine(copied, (a, b) -> b)
-                .thenApplyAsync(v -> host.readLongs(0, 1)[0]) // a host read, off the event thread
+                .thenApplyAsync(v -> host.readLongs(0, n)) // a host read, off the event thread
                 .whenComplete((v, e) -> {
                     device.close();
                     host.close();
@@ -174,9 +235,17 @@ public final class KvPool implements AutoCloseable {
         return memory.slice(layout.offset(layer, tensor, 0), layout.tensorBytes());
     }
 
-    /** The window the pool lies in (offset 0), or null where the library has no windows. */
+    /** The window the pool lies in (at {@link #windowBase()}), or null where the library has no windows. */
     public @Nullable Window window() {
         return window;
+    }
+
+    /**
+     * Where the pool starts in {@link #window()}, the same on every rank: 0 in a window of its own, its offset in a
+     * {@link SymmetricPool}. Add it to a pool offset ({@link KvLayout#offset}) to get a window offset.
+     */
+    public long windowBase() {
+        return windowBase;
     }
 
     /** The whole allocation: the pool, the staging area, the layer signals. */
@@ -194,7 +263,7 @@ public final class KvPool implements AutoCloseable {
 
     /** Where signal row {@code row} starts in the window: layer {@code l}'s word is 8 l bytes further. */
     long signalOffset(int row) {
-        return signalOffset + 8L * row * layout.layers();
+        return windowBase + signalOffset + 8L * row * layout.layers();
     }
 
     /** The direct path of {@code kind} opened on this pool, or null. */
@@ -212,15 +281,16 @@ public final class KvPool implements AutoCloseable {
     }
 
     /**
-     * Closes the direct paths and the window (collective: every rank closes its pool), then frees the memory once
-     * nothing issued before uses it. Close the senders and receivers on it first.
+     * Closes the direct paths and the window of its own (collective: every rank closes its pool), then frees the memory
+     * once nothing issued before uses it (in a {@link SymmetricPool}: gives its range back). Close the senders and
+     * receivers on it first.
      */
     public CompletableFuture<Void> closeAsync() {
         if (!closed.compareAndSet(false, true)) return CompletableFuture.completedFuture(null);
         IN_PROCESS.remove(key(communicator.id(), communicator.rank()), this);
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (KvDirectPath p : direct.values()) chain = chain.thenCompose(v -> p.closeAsync().exceptionally(e -> null));
-        if (window != null) chain = chain.thenCompose(v -> window.closeAsync().exceptionally(e -> null));
+        if (window != null && ownsWindow) chain = chain.thenCompose(v -> window.closeAsync().exceptionally(e -> null));
         return chain.whenComplete((v, e) -> memory.close());
     }
 

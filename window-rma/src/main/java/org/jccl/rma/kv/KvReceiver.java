@@ -220,7 +220,8 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         boolean staged = h.path() == KvPathKind.PUT_SIGNAL || h.path() == KvPathKind.SEND_RECV;
         if (refusal.isEmpty() && staged && slotBytes == 0) refusal = "the receiver's pool has no staging area for " + h.path();
         if (refusal.isEmpty() && closing) refusal = "the receiver is closing";
-        s.link.send(new Welcome(pool.communicator().rank(), pool.layout(), pool.stagingOffset(), slotBytes, refusal));
+        s.link.send(new Welcome(pool.communicator().rank(), pool.layout(), pool.windowBase() + pool.stagingOffset(),
+                slotBytes, refusal));
         if (!refusal.isEmpty()) return;
         s.rank = h.rank();
         s.hello = h;

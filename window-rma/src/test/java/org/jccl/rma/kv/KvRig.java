@@ -17,6 +17,7 @@ import org.jccl.core.Communicator;
 import org.jccl.core.DataType;
 import org.jccl.core.Jccl;
 import org.jccl.core.ReduceOp;
+import org.jccl.rma.SymmetricPool;
 
 /**
  * Host ranks of one JVM with a KV pool each: rank layouts, pools filled with seeded bytes, and an oracle for what a
@@ -29,6 +30,10 @@ public final class KvRig implements AutoCloseable {
     public final List<KvPool> pools = new ArrayList<>();
     final List<KvSender> senders = new CopyOnWriteArrayList<>();
     final List<KvReceiver> receivers = new CopyOnWriteArrayList<>();
+    /** The symmetric pools the KV pools lie in, when made by {@link #inSymmetricPools}; closed after them. */
+    final List<SymmetricPool> symmetric = new ArrayList<>();
+    /** Buffers allocated in the symmetric pools before the KV pools. */
+    public final List<Buffer> decoys = new ArrayList<>();
 
     public KvRig(List<KvLayout> layouts, long stagingBytes) throws Exception {
         this(Jccl.backend(BackendKind.HOST), layouts, stagingBytes);
@@ -36,11 +41,47 @@ public final class KvRig implements AutoCloseable {
 
     /** Ranks of {@code backend} in this process (rank i on GPU i on GPU backends), one pool of each layout. */
     public KvRig(Backend backend, List<KvLayout> layouts, long stagingBytes) throws Exception {
+        this(backend, layouts.size(), rig -> {
+            List<CompletableFuture<KvPool>> allocating = new ArrayList<>();
+            for (int r = 0; r < layouts.size(); r++) allocating.add(KvPool.allocate(rig.comms.get(r), layouts.get(r), stagingBytes));
+            return allocating;
+        });
+    }
+
+    /**
+     * Ranks of {@code backend} in this process whose KV pools lie in a {@link SymmetricPool} each, after an allocation
+     * of {@code before} bytes there (so not at offset 0), which stays allocated beside them.
+     */
+    public static KvRig inSymmetricPools(Backend backend, List<KvLayout> layouts, long stagingBytes, long before)
+            throws Exception {
+        return new KvRig(backend, layouts.size(), rig -> {
+            long bytes = before + roomFor(layouts, stagingBytes);
+            rig.symmetric.addAll(SymmetricPool.createAll(rig.comms, bytes).get(120, TimeUnit.SECONDS));
+            List<CompletableFuture<KvPool>> allocating = new ArrayList<>();
+            for (int r = 0; r < layouts.size(); r++) {
+                rig.decoys.add(rig.symmetric.get(r).allocate(before));
+                allocating.add(KvPool.allocate(rig.symmetric.get(r), layouts.get(r), stagingBytes));
+            }
+            return allocating;
+        });
+    }
+
+    /** How the rig's pools are allocated, once its communicators exist. */
+    private interface Pools {
+        List<CompletableFuture<KvPool>> allocate(KvRig rig) throws Exception;
+    }
+
+    private KvRig(Backend backend, int ranks, Pools pools) throws Exception {
         host = backend;
-        comms = host.initAll(layouts.size()).get(60, TimeUnit.SECONDS);
-        List<CompletableFuture<KvPool>> allocating = new ArrayList<>();
-        for (int r = 0; r < layouts.size(); r++) allocating.add(KvPool.allocate(comms.get(r), layouts.get(r), stagingBytes));
-        for (CompletableFuture<KvPool> f : allocating) pools.add(f.get(120, TimeUnit.SECONDS));
+        comms = host.initAll(ranks).get(60, TimeUnit.SECONDS);
+        for (CompletableFuture<KvPool> f : pools.allocate(this)) this.pools.add(f.get(120, TimeUnit.SECONDS));
+    }
+
+    /** Generous room for the largest rank's pool, staging, alignment and signals. */
+    static long roomFor(List<KvLayout> layouts, long stagingBytes) {
+        long largest = 0;
+        for (KvLayout l : layouts) largest = Math.max(largest, 2 * (l.poolBytes() + stagingBytes) + (1 << 20));
+        return largest;
     }
 
     /** A small model: 3 layers, K and V, 2 heads of 8 floats: 64 bytes per token and tensor. */
@@ -160,6 +201,10 @@ public final class KvRig implements AutoCloseable {
         List<CompletableFuture<Void>> closing = new ArrayList<>();
         for (KvPool p : pools) closing.add(p.closeAsync());
         CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+        for (Buffer b : decoys) b.close();
+        List<CompletableFuture<Void>> symmetricClosing = new ArrayList<>();
+        for (SymmetricPool p : symmetric) symmetricClosing.add(p.closeAsync());
+        CompletableFuture.allOf(symmetricClosing.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
         for (Communicator c : comms) c.close();
     }
 }
