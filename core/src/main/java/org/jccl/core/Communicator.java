@@ -252,7 +252,7 @@ public final class Communicator implements AutoCloseable {
     public Work submitGroup(List<Operation> operations) {
         Errors.requireArgument(operations, "operations");
         if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
-        List<Submission.Part> parts = new ArrayList<>(operations.size());
+        List<SubmissionPart> parts = new ArrayList<>(operations.size());
         for (Operation op : operations) {
             Validation.check(this, Errors.requireArgument(op, "operation"));
             parts.add(Submission.part(this, op));

@@ -103,7 +103,7 @@ final class CommunicatorContext implements ModuleContext {
     public Work issue(StreamOperation operation, Duration timeout) {
         Errors.requireArgument(operation, "operation");
         Errors.requireArgument(timeout, "timeout");
-        Submission.Part part = Submission.modulePart(communicator, operation::describe, operation.uses(),
+        SubmissionPart part = Submission.modulePart(communicator, operation::describe, operation.uses(),
                 operation.task()::enqueue);
         return Submission.alone(communicator, part, operation.name(), timeout);
     }

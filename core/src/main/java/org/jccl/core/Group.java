@@ -29,7 +29,7 @@ import org.jccl.core.spi.MemoryKind;
  */
 public final class Group {
     /** Each communicator's parts, in the order they were added. */
-    private final Map<Communicator, List<Submission.Part>> parts = new LinkedHashMap<>();
+    private final Map<Communicator, List<SubmissionPart>> parts = new LinkedHashMap<>();
     /** Core's operations alone, for {@link #simulate()}. */
     private final Map<Communicator, List<Operation>> operations = new LinkedHashMap<>();
     private boolean hasModuleOperations;
@@ -95,7 +95,7 @@ public final class Group {
     }
 
     /** Each communicator's parts, in {@link #communicators()}' order. */
-    List<List<Submission.Part>> parts() {
+    List<List<SubmissionPart>> parts() {
         return new ArrayList<>(parts.values());
     }
 

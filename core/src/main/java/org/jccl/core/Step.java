@@ -63,7 +63,7 @@ public final class Step implements AutoCloseable {
     private final long graph;
     private final String description;
     /** What a replay submits: enqueued on the first communicator's launch thread, holding the step's memory. */
-    private final Submission.Part replay;
+    private final SubmissionPart replay;
     private final long timeoutNanos;
     private final Object lock = new Object();
     private @Nullable Work lastReplay; // guarded by lock
@@ -83,8 +83,8 @@ public final class Step implements AutoCloseable {
         long total = 0;
         int count = 0;
         for (Stage stage : stages) {
-            for (List<Submission.Part> parts : stage.parts()) {
-                for (Submission.Part p : parts) {
+            for (List<SubmissionPart> parts : stage.parts()) {
+                for (SubmissionPart p : parts) {
                     blocks.addAll(List.of(p.held()));
                     total += p.bytes();
                     count++;
@@ -99,7 +99,7 @@ public final class Step implements AutoCloseable {
                 + " communicators" : "") + ", " + (graphs != null ? "captured" : "re-issued") + ")";
         int operations = count;
         this.timeoutNanos = Work.nanos(communicator().options().timeout());
-        this.replay = new Submission.Part(replayEnqueue(states(communicators), stages, graphs, graph),
+        this.replay = new SubmissionPart(replayEnqueue(states(communicators), stages, graphs, graph),
                 seq -> "step(seq=" + seq + ", " + operations + " operations)", held, total);
     }
 
@@ -173,7 +173,7 @@ public final class Step implements AutoCloseable {
         synchronized (lock) {
             checkReplayable();
             r = idle.pollLast();
-            if (r == null) r = new StepReplay(this, replay);
+            if (r == null) r = new StepReplay(communicator(), replay, this::recycle);
             inFlight++;
         }
         // Outside the lock: a refusal tells the completion on this thread. A close meanwhile waits for this replay.
@@ -190,7 +190,7 @@ public final class Step implements AutoCloseable {
     }
 
     /** A replay without a future that the engine has let go of: ready to be issued again. */
-    void recycle(StepReplay r) {
+    private void recycle(StepReplay r) {
         CompletableFuture<Void> drained = null;
         synchronized (lock) {
             idle.addLast(r);
@@ -256,9 +256,9 @@ public final class Step implements AutoCloseable {
      * {@code ncclGroupStart}/{@code ncclGroupEnd}); {@code parts.get(i)} on {@code communicators.get(i)}, whose engine
      * side is {@code states.get(i)}.
      */
-    private record Stage(List<Communicator> communicators, List<List<Submission.Part>> parts, boolean grouped,
+    private record Stage(List<Communicator> communicators, List<List<SubmissionPart>> parts, boolean grouped,
                          List<CommunicatorState> states) {
-        Stage(List<Communicator> communicators, List<List<Submission.Part>> parts, boolean grouped) {
+        Stage(List<Communicator> communicators, List<List<SubmissionPart>> parts, boolean grouped) {
             this(communicators, parts, grouped, Step.states(communicators));
         }
     }
@@ -289,7 +289,7 @@ public final class Step implements AutoCloseable {
             try {
                 for (int i = 0; i < current.size(); i++) {
                     var stream = current.get(i).stream().driverStream();
-                    List<Submission.Part> parts = stage.parts().get(i);
+                    List<SubmissionPart> parts = stage.parts().get(i);
                     for (int k = 0; k < parts.size(); k++) parts.get(k).enqueue().enqueue(stream);
                 }
             } finally {
@@ -336,7 +336,7 @@ public final class Step implements AutoCloseable {
         public Builder group(List<Operation> operations) {
             Errors.requireArgument(operations, "operations");
             if (operations.isEmpty()) throw new InvalidArgumentException("a group needs at least one operation");
-            List<Submission.Part> members = new ArrayList<>();
+            List<SubmissionPart> members = new ArrayList<>();
             for (Operation op : operations) {
                 Validation.check(communicator, Errors.requireArgument(op, "operation"));
                 members.add(Submission.part(communicator, op));
@@ -419,7 +419,7 @@ public final class Step implements AutoCloseable {
             List<CommunicatorState> states = states(comms);
             AutoCloseable retained = Retention.all(retentions).retain(); // throws for a window or device communicator closed since
             long[] graph = new long[1];
-            Submission.Part capture = new Submission.Part(stream -> {
+            SubmissionPart capture = new SubmissionPart(stream -> {
                 graphs.begin(stream);
                 try {
                     enqueueStages(states, captured);

@@ -1,5 +1,6 @@
 package org.jccl.core;
 
+import java.util.function.Consumer;
 import org.jccl.core.engine.TrackedWork;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
@@ -9,22 +10,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One replay of a step in flight without a future ({@link Step#replay(Completion)}): the engine tracks it as any work,
- * tells its {@link Completion} instead of completing a future, and the step issues it again once the engine has let go
- * of it, so that a replay allocates nothing. Never handed to the application: as a future it never completes.
+ * tells its {@link Completion} instead of completing a future, and hands itself back to its step ({@code retire}) once
+ * the engine has let go of it, to be issued again, so that a replay allocates nothing. Never handed to the
+ * application: as a future it never completes.
  */
 final class StepReplay extends TrackedWork {
     private static final Logger LOG = LoggerFactory.getLogger(StepReplay.class);
     private static final MemoryBlock[] NONE = new MemoryBlock[0];
 
-    private final Step step;
-    private final Submission.Part part;
+    private final Communicator communicator;
+    private final SubmissionPart part;
+    private final Consumer<StepReplay> retire;
     /** Told of the current issue's outcome; null between issues. */
     private @Nullable Completion then;
 
-    StepReplay(Step step, Submission.Part part) {
+    StepReplay(Communicator communicator, SubmissionPart part, Consumer<StepReplay> retire) {
         super(0, NONE, 0);
-        this.step = step;
+        this.communicator = communicator;
         this.part = part;
+        this.retire = retire;
     }
 
     /** Makes this replay ready to be issued again, its memory retained until the engine retires it. */
@@ -35,7 +39,7 @@ final class StepReplay extends TrackedWork {
 
     @Override
     public String describe() {
-        return step.communicator().describe() + " " + part.describe(sequence());
+        return communicator.describe() + " " + part.describe(sequence());
     }
 
     @Override
@@ -58,6 +62,6 @@ final class StepReplay extends TrackedWork {
 
     @Override
     protected void retired() {
-        step.recycle(this);
+        retire.accept(this);
     }
 }

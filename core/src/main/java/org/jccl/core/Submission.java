@@ -26,33 +26,19 @@ final class Submission {
     private Submission() {
     }
 
-    /**
-     * One entry of a submission, in issue order among its communicator's.
-     *
-     * @param enqueue  what the launch thread enqueues
-     * @param describer names it with its sequence number, e.g. {@code allReduce(seq=17, count=8, float32, sum)}
-     * @param held     the memory it uses, each block retained and released once by the work
-     * @param bytes    what {@link Work#bytes()} counts for it
-     */
-    record Part(IssuePath.Enqueue enqueue, LongFunction<String> describer, MemoryBlock[] held, long bytes) {
-        String describe(long sequence) {
-            return describer.apply(sequence);
-        }
-    }
-
     /** A core operation, validated, lowered now and launched through the driver. */
-    static Part part(Communicator communicator, Operation op) {
-        return new Part(launch(communicator.state(), op), op::describe, Lowering.heldMemory(op), bytes(op));
+    static SubmissionPart part(Communicator communicator, Operation op) {
+        return new SubmissionPart(launch(communicator.state(), op), op::describe, Lowering.heldMemory(op), bytes(op));
     }
 
     /**
      * A module's operation: {@code uses} checked open and on the communicator's device, {@code task} enqueued as is,
      * {@code describe} naming it with its sequence number.
      */
-    static Part modulePart(Communicator communicator, LongFunction<String> describe, List<Buffer> uses, IssuePath.Enqueue task) {
+    static SubmissionPart modulePart(Communicator communicator, LongFunction<String> describe, List<Buffer> uses, IssuePath.Enqueue task) {
         MemoryBlock[] blocks = new MemoryBlock[uses.size()];
         for (int i = 0; i < blocks.length; i++) blocks[i] = memory(communicator, uses.get(i)).block();
-        return new Part(task, describe, blocks, 0);
+        return new SubmissionPart(task, describe, blocks, 0);
     }
 
     /**
@@ -73,7 +59,7 @@ final class Submission {
      * (a barrier's all-reduce of one byte is a barrier to the people reading about it).
      */
     static Work named(Communicator communicator, Operation op, String name, Duration timeout) {
-        Part part = new Part(launch(communicator.state(), op), sequence -> name + "(seq=" + sequence + ")",
+        SubmissionPart part = new SubmissionPart(launch(communicator.state(), op), sequence -> name + "(seq=" + sequence + ")",
                 Lowering.heldMemory(op), 0);
         return alone(communicator, part, name, timeout);
     }
@@ -90,7 +76,7 @@ final class Submission {
      *
      * @param name what observers see as the work's name
      */
-    static Work alone(Communicator communicator, Part part, String name, Duration timeout) {
+    static Work alone(Communicator communicator, SubmissionPart part, String name, Duration timeout) {
         return IssuePath.issueOne(communicator.state(), new Work(communicator, part, name, Work.nanos(timeout)));
     }
 
@@ -100,7 +86,7 @@ final class Submission {
      *
      * @param name what observers see as the work's name when it is not a group
      */
-    static Work submit(List<Communicator> communicators, List<List<Part>> parts, String name, Duration timeout) {
+    static Work submit(List<Communicator> communicators, List<List<SubmissionPart>> parts, String name, Duration timeout) {
         return submit(communicators, parts, name, timeout, communicators.size() > 1 || parts.get(0).size() > 1);
     }
 
@@ -108,13 +94,13 @@ final class Submission {
      * One part enqueued on the first communicator's launch thread while the others' launch threads are claimed, outside
      * any group: the part orders the communicators' streams itself (a step over several communicators).
      */
-    static Work ordered(List<Communicator> communicators, Part part, String name, Duration timeout) {
-        List<List<Part>> parts = new ArrayList<>(communicators.size());
+    static Work ordered(List<Communicator> communicators, SubmissionPart part, String name, Duration timeout) {
+        List<List<SubmissionPart>> parts = new ArrayList<>(communicators.size());
         for (int i = 0; i < communicators.size(); i++) parts.add(i == 0 ? List.of(part) : List.of());
         return submit(communicators, parts, name, timeout, false);
     }
 
-    private static Work submit(List<Communicator> communicators, List<List<Part>> parts, String name, Duration timeout,
+    private static Work submit(List<Communicator> communicators, List<List<SubmissionPart>> parts, String name, Duration timeout,
                                boolean grouped) {
         List<CommunicatorState> states = new ArrayList<>(communicators.size());
         List<List<IssuePath.Enqueue>> launches = new ArrayList<>(communicators.size());
@@ -124,7 +110,7 @@ final class Submission {
         for (int i = 0; i < communicators.size(); i++) {
             states.add(communicators.get(i).state());
             List<IssuePath.Enqueue> launch = new ArrayList<>(parts.get(i).size());
-            for (Part p : parts.get(i)) {
+            for (SubmissionPart p : parts.get(i)) {
                 launch.add(p.enqueue());
                 held.addAll(List.of(p.held()));
                 bytes += p.bytes();
@@ -164,13 +150,13 @@ final class Submission {
      * e.g. {@code [comm=3f2a rank=0/2] allReduce(seq=17, ...)} or {@code ... group(send(seq=3, ...), recv(seq=4, ...))};
      * parts of communicators after the first are prefixed with theirs.
      */
-    private static String describe(List<Communicator> communicators, List<List<Part>> parts, long[] sequences) {
+    private static String describe(List<Communicator> communicators, List<List<SubmissionPart>> parts, long[] sequences) {
         StringBuilder sb = new StringBuilder(communicators.get(0).describe()).append(' ');
         boolean group = sequences.length > 1;
         if (group) sb.append("group(");
         int k = 0;
         for (int i = 0; i < communicators.size(); i++) {
-            for (Part p : parts.get(i)) {
+            for (SubmissionPart p : parts.get(i)) {
                 if (k > 0) sb.append(", ");
                 if (i > 0) sb.append(communicators.get(i).describe()).append(' ');
                 sb.append(p.describe(sequences[k++]));

@@ -41,7 +41,7 @@ public final class Work extends TrackedWork {
     private final @Nullable Operation single;
     private final @Nullable LaunchOp lowered;
     /** A part issued alone (a module's operation, a step's replay): what it enqueues and how it is named. */
-    private final Submission.@Nullable Part part;
+    private final @Nullable SubmissionPart part;
     /** The observers told of the issue, with the time; null while unobserved, and again once completion was told. */
     private WorkObserver @Nullable [] observedBy;
     private long issuedNanos;
@@ -89,7 +89,7 @@ public final class Work extends TrackedWork {
     }
 
     /** One part issued alone: a module's operation, a step's replay; {@code operation} as observers see it. */
-    Work(Communicator communicator, Submission.Part part, String operation, long timeoutNanos) {
+    Work(Communicator communicator, SubmissionPart part, String operation, long timeoutNanos) {
         super(0, part.held(), timeoutNanos);
         this.describer = null;
         this.communicator = communicator;
