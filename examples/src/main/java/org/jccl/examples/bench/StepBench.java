@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.jccl.core.Backend;
 import org.jccl.core.Buffer;
 import org.jccl.core.Communicator;
+import org.jccl.core.Completion;
 import org.jccl.core.DataType;
 import org.jccl.core.Jccl;
 import org.jccl.core.Modules;
@@ -20,10 +21,11 @@ import org.jccl.core.spi.MemoryRef;
 /**
  * A serving loop's step measured from Java, with the method of {@code examples/bench/raw_step_bench.c} so the two run
  * in one sitting, on one GPU (one rank): broadcast the batch, a "kernel" (a fill), an all-reduce, a "kernel", an
- * all-gather, then the host spins until the last completed. Two ways, as the C program:
+ * all-gather, then the host spins until the last completed. Two ways, as the C program, and a third without a future:
  * <pre>
- *   StepBench eager [ITERS]   the five operations issued every time (five works; the last one waited for)
- *   StepBench graph [ITERS]   the five captured once into a Step, replayed every time (one work)
+ *   StepBench eager [ITERS]      the five operations issued every time (five works; the last one waited for)
+ *   StepBench graph [ITERS]      the five captured once into a Step, replayed every time (one work)
+ *   StepBench callback [ITERS]   as graph, replayed with a Completion: no work, nothing allocated per replay
  * </pre>
  * For 8 B, 4 KiB, 64 KiB and 1 MiB per operation prints p50, p99 and p99.9 of the round trip in microseconds.
  */
@@ -32,14 +34,17 @@ public final class StepBench {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean graph = args.length > 0 && args[0].equals("graph");
+        String mode = args.length > 0 ? args[0] : "eager";
+        boolean callback = mode.equals("callback");
+        boolean graph = callback || mode.equals("graph");
         int iters = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         Backend backend = Jccl.backend();
         Communicator comm = backend.initAll(1).get(60, TimeUnit.SECONDS).get(0);
         ModuleContext context = Modules.context(comm);
-        System.out.println("# " + (graph ? "graph" : "eager") + " step of 5 operations, " + backend.describe()
+        System.out.println("# " + mode + " step of 5 operations, " + backend.describe()
                 + ": bytes p50 p99 p99.9 (us)");
         double[] us = new double[iters];
+        Replays replays = new Replays();
         for (long bytes : new long[] {8, 4096, 65536, 1 << 20}) {
             long n = Math.max(1, bytes / 4);
             try (Buffer batch = backend.allocate(comm.device(), 4 * n);
@@ -60,7 +65,14 @@ public final class StepBench {
                 for (int i = -iters / 10; i < iters; i++) { // the first tenth warms up
                     long t0 = System.nanoTime();
                     Work last;
-                    if (step != null) {
+                    if (callback) {
+                        long target = replays.done + 1;
+                        step.replay(replays);
+                        while (replays.done < target) Thread.onSpinWait();
+                        replays.check();
+                        if (i >= 0) us[i] = (System.nanoTime() - t0) / 1e3;
+                        continue;
+                    } else if (step != null) {
                         last = step.replay();
                     } else {
                         last = null;
@@ -78,6 +90,22 @@ public final class StepBench {
             System.out.printf("%8d %7.2f %7.2f %7.2f%n", bytes, us[iters / 2], us[(int) (iters * 0.99)], us[(int) (iters * 0.999)]);
         }
         comm.close();
+    }
+
+    /** Counts replays as they complete: one object for all of them. */
+    private static final class Replays implements Completion {
+        volatile long done;
+        volatile Throwable failure;
+
+        @Override
+        public void completed(Throwable error) {
+            if (error != null) failure = error;
+            done++; // only the event thread completes replays
+        }
+
+        void check() {
+            if (failure != null) throw new IllegalStateException("a replay failed", failure);
+        }
     }
 
     /** The stand-in for a kernel: zeroes {@code buffer} on the communicator's stream. */
