@@ -68,11 +68,31 @@ public final class Step implements AutoCloseable {
     private final Object lock = new Object();
     private @Nullable Work lastReplay; // guarded by lock
     private @Nullable CompletableFuture<Void> closing; // guarded by lock
-    /** Replays without a future: retired ones waiting to be issued again, and how many are in flight. */
+    /** Replays without a future: retired ones waiting to be issued again, and how many were not yet told. */
     private final ArrayDeque<StepReplay> idle = new ArrayDeque<>(); // guarded by lock
-    private int inFlight; // guarded by lock
-    /** Completed when the last replay without a future retires, once the step is closing; guarded by lock. */
-    private @Nullable CompletableFuture<Void> noneInFlight;
+    private int untold; // guarded by lock
+    /** Completed when the last replay without a future was told, once the step is closing; guarded by lock. */
+    private @Nullable CompletableFuture<Void> allTold;
+    private final StepReplay.Owner replays = new StepReplay.Owner() {
+        @Override
+        public void settled() {
+            CompletableFuture<Void> drained = null;
+            synchronized (lock) {
+                if (--untold == 0 && allTold != null) {
+                    drained = allTold;
+                    allTold = null;
+                }
+            }
+            if (drained != null) drained.complete(null);
+        }
+
+        @Override
+        public void retired(StepReplay replay) {
+            synchronized (lock) {
+                idle.addLast(replay);
+            }
+        }
+    };
 
     private Step(List<Communicator> communicators, List<Stage> stages, List<Buffer> buffers, AutoCloseable retained,
                  @Nullable GraphCapture graphs, long graph) {
@@ -173,10 +193,11 @@ public final class Step implements AutoCloseable {
         synchronized (lock) {
             checkReplayable();
             r = idle.pollLast();
-            if (r == null) r = new StepReplay(communicator(), replay, this::recycle);
-            inFlight++;
+            if (r == null) r = new StepReplay(communicator(), replay, replays);
+            untold++;
         }
-        // Outside the lock: a refusal tells the completion on this thread. A close meanwhile waits for this replay.
+        // Outside the lock: a refusal tells the completion on this thread. A close meanwhile waits until it was told,
+        // as it waits for the last replay's Work.
         r.arm(then, timeoutNanos);
         IssuePath.issueOne(communicator().state(), r);
     }
@@ -187,19 +208,6 @@ public final class Step implements AutoCloseable {
             Buffer b = buffers.get(i);
             if (b.isClosed()) throw new InvalidUsageException(this + ": its buffer " + b + " was closed");
         }
-    }
-
-    /** A replay without a future that the engine has let go of: ready to be issued again. */
-    private void recycle(StepReplay r) {
-        CompletableFuture<Void> drained = null;
-        synchronized (lock) {
-            idle.addLast(r);
-            if (--inFlight == 0 && noneInFlight != null) {
-                drained = noneInFlight;
-                noneInFlight = null;
-            }
-        }
-        if (drained != null) drained.complete(null);
     }
 
     /**
@@ -214,8 +222,8 @@ public final class Step implements AutoCloseable {
             closing = done;
             CompletableFuture<?> last = lastReplay == null ? CompletableFuture.completedFuture(null) : lastReplay;
             CompletableFuture<Void> others = new CompletableFuture<>();
-            if (inFlight == 0) others.complete(null);
-            else noneInFlight = others;
+            if (untold == 0) others.complete(null);
+            else allTold = others;
             CompletableFuture.allOf(last.handle((v, e) -> null), others).thenRun(() -> {
                 if (graphs != null) communicator().state().cleanUpInOrder(() -> graphs.destroy(graph));
                 for (MemoryBlock b : held) b.release();

@@ -1,6 +1,5 @@
 package org.jccl.core;
 
-import java.util.function.Consumer;
 import org.jccl.core.engine.TrackedWork;
 import org.jccl.core.spi.DriverStream;
 import org.jccl.core.spi.MemoryBlock;
@@ -10,25 +9,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One replay of a step in flight without a future ({@link Step#replay(Completion)}): the engine tracks it as any work,
- * tells its {@link Completion} instead of completing a future, and hands itself back to its step ({@code retire}) once
- * the engine has let go of it, to be issued again, so that a replay allocates nothing. Never handed to the
- * application: as a future it never completes.
+ * tells its {@link Completion} instead of completing a future, and hands itself back to its owner (the step) once the
+ * engine has let go of it, to be issued again, so that a replay allocates nothing. Never handed to the application:
+ * as a future it never completes.
  */
 final class StepReplay extends TrackedWork {
     private static final Logger LOG = LoggerFactory.getLogger(StepReplay.class);
     private static final MemoryBlock[] NONE = new MemoryBlock[0];
 
+    /** What the step learns of its replays without a future. */
+    interface Owner {
+        /** The replay's outcome was told: it no longer holds the step's close back. */
+        void settled();
+
+        /** The engine let go of the replay: it may be issued again. */
+        void retired(StepReplay replay);
+    }
+
     private final Communicator communicator;
     private final SubmissionPart part;
-    private final Consumer<StepReplay> retire;
+    private final Owner owner;
     /** Told of the current issue's outcome; null between issues. */
     private @Nullable Completion then;
 
-    StepReplay(Communicator communicator, SubmissionPart part, Consumer<StepReplay> retire) {
+    StepReplay(Communicator communicator, SubmissionPart part, Owner owner) {
         super(0, NONE, 0);
         this.communicator = communicator;
         this.part = part;
-        this.retire = retire;
+        this.owner = owner;
     }
 
     /** Makes this replay ready to be issued again, its memory retained until the engine retires it. */
@@ -56,12 +64,14 @@ final class StepReplay extends TrackedWork {
             c.completed(error);
         } catch (RuntimeException e) {
             LOG.error("{}: its completion callback failed", describe(), e);
+        } finally {
+            owner.settled();
         }
         return true;
     }
 
     @Override
     protected void retired() {
-        retire.accept(this);
+        owner.retired(this);
     }
 }

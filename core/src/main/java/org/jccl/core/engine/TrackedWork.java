@@ -34,7 +34,7 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
         }
     }
 
-    /** Set once at admission, under the submit lock, before the work is handed to any other thread. */
+    /** Set at admission, under the submit lock, before the work is handed to any other thread. */
     private long sequence;
     private MemoryBlock[] held;
     private long deadlineNanos;
@@ -46,7 +46,7 @@ public abstract class TrackedWork extends CompletableFuture<Void> {
     private @Nullable StreamQueue stream;
     private boolean timeoutReported;
     private boolean stallReported;
-    @SuppressWarnings("unused") // through SETTLED
+    /** Set by the first completion through {@link #SETTLED}; cleared only by {@link #reuse}. */
     private volatile boolean settled;
     /** The next work recorded on the same stream ({@link StreamQueue}). */
     private volatile @Nullable TrackedWork nextOnStream;

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** The ordered task thread behind launch queues and host streams. */
@@ -37,6 +40,21 @@ class SerialWorkerTest {
                     .until(() -> ran.get() == accepted.get());
             assertEquals(accepted.get(), ran.get(), "round " + round0);
         }
+    }
+
+    /** A handler with its argument (the engine's launch of one work) and a plain task share one order. */
+    @Test
+    void handlersAndTasksRunInSubmissionOrder() {
+        SerialWorker worker = new SerialWorker("test-worker", () -> { }, new Backoff(0, 0, 1_000));
+        List<Integer> ran = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            int n = i;
+            if (i % 3 == 0) worker.submit(ran::add, n);
+            else worker.submit(() -> ran.add(n));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() == 200);
+        assertEquals(IntStream.range(0, 200).boxed().toList(), ran);
+        worker.stop();
     }
 
     @Test
