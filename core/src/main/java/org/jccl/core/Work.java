@@ -166,9 +166,8 @@ public final class Work extends TrackedWork {
     private @Nullable OperationEvent beginEvent() {
         Communicator c = communicator;
         if (c == null) return null;
-        Operation op = single;
         return JfrEvents.operationIssued(c.id(), c.rank(), c.size(), sequence(), operation, bytes,
-                op == null ? null : op.type().toString(), op == null ? -1 : op.peer());
+                single == null ? null : single.type().toString(), single == null ? -1 : single.peer());
     }
 
     @Override
