@@ -489,10 +489,11 @@ public final class KvReceiver implements AutoCloseable, KvEndpoints.Endpoint {
         if (r.state == ReceivingRequest.State.GRANTED && r.layersUsable == r.usable.length) {
             finish(s, r);
             grantedBlocks -= r.blocksNeeded; // the application's from now on
-            s.link.send(new Complete(r.id));
             endSignals(r, null);
             long bytes = pool.layout().layers() * pool.layout().tensors() * (long) r.tokens * pool.layout().tokenBytes();
+            // Completed before the sender is told: whoever sees the sender's done() finds decode's done already.
             r.incoming.done.complete(new KvReceived(r.name, s.rank, r.blocks, bytes, System.nanoTime() - r.grantedNanos));
+            s.link.send(new Complete(r.id));
             grant();
         }
     }
