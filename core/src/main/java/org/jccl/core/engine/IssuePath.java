@@ -79,10 +79,8 @@ public final class IssuePath {
             w.enqueue(stream.driverStream());
             w.launchReturned();
             stream.recordAndTrack(w);
-        } catch (JcclException e) {
-            failLaunch(w, e);
         } catch (RuntimeException e) {
-            failLaunch(w, new JcclException("launch failed: " + e, e));
+            failLaunch(w, e);
         } finally {
             driver.attribute(null, -1);
             c.inLibrary(false);
@@ -215,10 +213,8 @@ public final class IssuePath {
             for (int i = 1; i < comms.size(); i++) join(comms.get(i), first);
             w.launchReturned();
             first.stream().recordAndTrack(w);
-        } catch (JcclException e) {
-            failLaunch(w, e);
         } catch (RuntimeException e) {
-            failLaunch(w, new JcclException("launch failed: " + e, e));
+            failLaunch(w, e);
         } finally {
             driver.attribute(null, -1);
             for (CommunicatorState c : comms) c.inLibrary(false);
@@ -237,10 +233,12 @@ public final class IssuePath {
         other.events().recycle(join);
     }
 
-    private static void failLaunch(TrackedWork w, JcclException e) {
+    /** A launch that failed, with {@code e} (a library error, or anything else the enqueue threw): never launched. */
+    private static void failLaunch(TrackedWork w, RuntimeException e) {
+        JcclException reason = e instanceof JcclException j ? j : new JcclException("launch failed: " + e, e);
         w.releaseMemory();
         for (CommunicatorState c : w.participants()) c.finished(w);
-        w.fail(Errors.forWork(e, w.describe()));
+        w.fail(Errors.forWork(reason, w.describe()));
         w.retired();
     }
 

@@ -64,14 +64,14 @@ public final class KvPool implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private KvPool(Communicator communicator, KvLayout layout, Buffer memory, @Nullable Window window, long windowBase,
-                   boolean ownsWindow, long stagingOffset, long stagingBytes) {
+                   boolean ownsWindow, long stagingBytes) {
         this.communicator = communicator;
         this.layout = layout;
         this.memory = memory;
         this.window = window;
         this.windowBase = windowBase;
         this.ownsWindow = ownsWindow;
-        this.stagingOffset = stagingOffset;
+        this.stagingOffset = stagingOffset(layout);
         this.stagingBytes = stagingBytes;
         this.signalOffset = align(stagingOffset + stagingBytes);
     }
@@ -91,8 +91,8 @@ public final class KvPool implements AutoCloseable {
             OneSided rma = OneSided.of(communicator);
             if (!windows) {
                 Buffer plain = communicator.backend().allocate(communicator.device(), size);
-                return CompletableFuture.completedFuture(new KvPool(communicator, layout, plain, null, 0, false,
-                        stagingOffset(layout), stagingBytes));
+                return CompletableFuture.completedFuture(
+                        new KvPool(communicator, layout, plain, null, 0, false, stagingBytes));
             }
             Buffer memory = rma.allocate(size);
             return rma.register(memory, WindowFlag.COLL_SYMMETRIC).handle((w, error) -> {
@@ -100,7 +100,7 @@ public final class KvPool implements AutoCloseable {
                     memory.close();
                     throw Errors.unwrap(error);
                 }
-                return new KvPool(communicator, layout, memory, w, 0, true, stagingOffset(layout), stagingBytes);
+                return new KvPool(communicator, layout, memory, w, 0, true, stagingBytes);
             });
         }).thenCompose(KvPool::zeroSignals).thenCompose(KvPool::openDirectPaths);
     }
@@ -131,8 +131,7 @@ public final class KvPool implements AutoCloseable {
             // Every rank must agree on the offset: the largest of (base, -base) is (max, -min).
             return largestOnAnyRank(communicator, base, -base).thenApply(range -> {
                 if (range[0] == base && -range[1] == base && base >= 0) {
-                    return new KvPool(communicator, layout, allocated, symmetric.window(), base, false,
-                            stagingOffset(layout), stagingBytes);
+                    return new KvPool(communicator, layout, allocated, symmetric.window(), base, false, stagingBytes);
                 }
                 if (allocated != null) allocated.close();
                 throw new InvalidUsageException(communicator.describe() + ": the KV pool of " + largest[0] + " bytes "
